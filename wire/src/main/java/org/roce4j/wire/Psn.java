@@ -1,0 +1,4 @@
+package org.roce4j.wire;
+
+/** Placeholder replaced below. */
+final class Psn {}
