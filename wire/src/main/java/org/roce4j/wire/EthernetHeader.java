@@ -1,0 +1,44 @@
+package org.roce4j.wire;
+
+import java.util.Optional;
+
+/**
+ * Ethernet II header, optionally with one 802.1Q tag: 14 bytes, or 18 with the tag.
+ * {@code etherType} is the type of what follows (0x0800 IPv4, 0x86DD IPv6), after the tag if any.
+ */
+public record EthernetHeader(MacAddress destination, MacAddress source, Optional<VlanTag> vlan, int etherType) {
+    public static final int ETHERTYPE_IPV4 = 0x0800;
+    public static final int ETHERTYPE_IPV6 = 0x86DD;
+    public static final int ETHERTYPE_VLAN = 0x8100;
+    static final int LENGTH = 14;
+    static final int VLAN_TAG_LENGTH = 4;
+
+    public EthernetHeader {
+        Bytes.requireRange("EtherType", etherType, 0, 0xFFFF);
+        if (destination == null || source == null || vlan == null) {
+            throw new IllegalArgumentException("addresses and vlan (Optional.empty() for none) are required");
+        }
+    }
+
+    /** An untagged header. */
+    public EthernetHeader(MacAddress destination, MacAddress source, int etherType) {
+        this(destination, source, Optional.empty(), etherType);
+    }
+
+    /** Bytes this header takes on the wire. */
+    public int length() {
+        return vlan.isPresent() ? LENGTH + VLAN_TAG_LENGTH : LENGTH;
+    }
+
+    void encode(byte[] b, int off) {
+        destination.encode(b, off);
+        source.encode(b, off + 6);
+        if (vlan.isPresent()) {
+            Bytes.u16(b, off + 12, ETHERTYPE_VLAN);
+            Bytes.u16(b, off + 14, vlan.get().tci());
+            Bytes.u16(b, off + 16, etherType);
+        } else {
+            Bytes.u16(b, off + 12, etherType);
+        }
+    }
+}

@@ -1,0 +1,82 @@
+package org.roce4j.wire;
+
+import java.util.Arrays;
+import java.util.zip.CRC32;
+
+/**
+ * The RoCEv2 invariant CRC (IBTA Annex A17.4.2): standard CRC-32 over, in order,
+ * <ol>
+ *   <li>8 bytes of 0xFF standing in for the InfiniBand LRH,</li>
+ *   <li>the IP header with the fields routers may change set to all ones — IPv4: TOS (DSCP and
+ *       ECN), TTL and header checksum; IPv6: traffic class, flow label and hop limit,</li>
+ *   <li>the UDP header with its checksum set to all ones,</li>
+ *   <li>the BTH with byte 4 (FECN, BECN, reserved) set to all ones,</li>
+ *   <li>everything after the BTH up to the ICRC.</li>
+ * </ol>
+ * The 4-byte result is carried least significant byte first. IPv4 Identification and the UDP
+ * source port are covered. Reuse one instance per thread: it allocates nothing per packet.
+ */
+public final class IcrcCalculator {
+    /** Bytes the ICRC takes at the end of the packet. */
+    public static final int LENGTH = 4;
+    private static final int PSEUDO_LRH = 8;
+    private static final int MASKED_TAIL = UdpHeader.LENGTH + 12; // UDP + BTH
+
+    private final CRC32 crc = new CRC32();
+    private final byte[] masked = new byte[PSEUDO_LRH + Ipv6Header.LENGTH + MASKED_TAIL];
+
+    public IcrcCalculator() {
+        Arrays.fill(masked, 0, PSEUDO_LRH, (byte) 0xFF);
+    }
+
+    /**
+     * Computes the ICRC of the packet whose IP header starts at {@code ipOffset} (IPv4 without
+     * options, or IPv6 without extension headers, then UDP, then BTH) and whose ICRC starts at
+     * {@code icrcOffset}.
+     */
+    public int compute(byte[] frame, int ipOffset, int icrcOffset) {
+        boolean ipv4 = (frame[ipOffset] & 0xF0) == 0x40;
+        int ipLength = ipv4 ? Ipv4Header.LENGTH : Ipv6Header.LENGTH;
+        int maskedLength = ipLength + MASKED_TAIL;
+        System.arraycopy(frame, ipOffset, masked, PSEUDO_LRH, maskedLength);
+        int ip = PSEUDO_LRH;
+        if (ipv4) {
+            masked[ip + 1] = (byte) 0xFF;  // TOS
+            masked[ip + 8] = (byte) 0xFF;  // TTL
+            masked[ip + 10] = (byte) 0xFF; // header checksum
+            masked[ip + 11] = (byte) 0xFF;
+        } else {
+            masked[ip] |= 0x0F;            // traffic class, high nibble
+            masked[ip + 1] = (byte) 0xFF;  // traffic class low nibble, flow label
+            masked[ip + 2] = (byte) 0xFF;
+            masked[ip + 3] = (byte) 0xFF;
+            masked[ip + 7] = (byte) 0xFF;  // hop limit
+        }
+        int udp = ip + ipLength;
+        masked[udp + 6] = (byte) 0xFF;     // UDP checksum
+        masked[udp + 7] = (byte) 0xFF;
+        masked[udp + UdpHeader.LENGTH + 4] = (byte) 0xFF; // BTH byte 4
+        crc.reset();
+        crc.update(masked, 0, PSEUDO_LRH + maskedLength);
+        int rest = ipOffset + maskedLength;
+        crc.update(frame, rest, icrcOffset - rest);
+        return (int) crc.getValue();
+    }
+
+    /** True when the ICRC stored at {@code icrcOffset} matches the packet. */
+    public boolean verify(byte[] frame, int ipOffset, int icrcOffset) {
+        return compute(frame, ipOffset, icrcOffset) == read(frame, icrcOffset);
+    }
+
+    /** Computes the ICRC and stores it at {@code icrcOffset}; returns the value. */
+    public int fill(byte[] frame, int ipOffset, int icrcOffset) {
+        int icrc = compute(frame, ipOffset, icrcOffset);
+        Bytes.i32le(frame, icrcOffset, icrc);
+        return icrc;
+    }
+
+    /** The ICRC value stored at {@code icrcOffset} (least significant byte first on the wire). */
+    public static int read(byte[] frame, int icrcOffset) {
+        return Bytes.i32le(frame, icrcOffset);
+    }
+}

@@ -1,0 +1,75 @@
+package org.roce4j.wire;
+
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+
+/**
+ * IPv4 header without options (RFC 791), protocol UDP. Total length and header checksum are
+ * computed on encode. The Identification field is covered by the RoCEv2 ICRC (A17.4.2), so the
+ * frame builder must know the value that goes on the wire.
+ */
+public record Ipv4Header(int trafficClass, int identification, boolean dontFragment, int ttl,
+                         Inet4Address source, Inet4Address destination) implements IpHeader {
+    static final int LENGTH = 20;
+    static final int PROTOCOL_UDP = 17;
+
+    public Ipv4Header {
+        Bytes.requireRange("TOS", trafficClass, 0, 0xFF);
+        Bytes.requireRange("identification", identification, 0, 0xFFFF);
+        Bytes.requireRange("TTL", ttl, 0, 0xFF);
+        if (source == null || destination == null) {
+            throw new IllegalArgumentException("source and destination are required");
+        }
+    }
+
+    @Override
+    public int version() {
+        return 4;
+    }
+
+    @Override
+    public int length() {
+        return LENGTH;
+    }
+
+    static Ipv4Header decode(byte[] b, int off) {
+        return new Ipv4Header(Bytes.u8(b, off + 1), Bytes.u16(b, off + 4), (Bytes.u8(b, off + 6) & 0x40) != 0,
+                Bytes.u8(b, off + 8), address(b, off + 12), address(b, off + 16));
+    }
+
+    @Override
+    public void encode(byte[] b, int off, int payloadLength) {
+        Bytes.u8(b, off, 0x45);
+        Bytes.u8(b, off + 1, trafficClass);
+        Bytes.u16(b, off + 2, LENGTH + payloadLength);
+        Bytes.u16(b, off + 4, identification);
+        Bytes.u16(b, off + 6, dontFragment ? 0x4000 : 0);
+        Bytes.u8(b, off + 8, ttl);
+        Bytes.u8(b, off + 9, PROTOCOL_UDP);
+        Bytes.u16(b, off + 10, 0);
+        System.arraycopy(source.getAddress(), 0, b, off + 12, 4);
+        System.arraycopy(destination.getAddress(), 0, b, off + 16, 4);
+        Bytes.u16(b, off + 10, checksum(b, off));
+    }
+
+    /** RFC 1071 one's-complement sum over the 20-byte header (checksum field included as is). */
+    static int checksum(byte[] b, int off) {
+        int sum = 0;
+        for (int i = 0; i < LENGTH; i += 2) {
+            sum += Bytes.u16(b, off + i);
+        }
+        while ((sum >>> 16) != 0) {
+            sum = (sum & 0xFFFF) + (sum >>> 16);
+        }
+        return ~sum & 0xFFFF;
+    }
+
+    private static Inet4Address address(byte[] b, int off) {
+        try {
+            return (Inet4Address) InetAddress.getByAddress(new byte[] {b[off], b[off + 1], b[off + 2], b[off + 3]});
+        } catch (UnknownHostException impossible) {
+            throw new AssertionError(impossible);
+        }
+    }
+}

@@ -1,0 +1,123 @@
+package org.roce4j.wire;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.roce4j.wire.HeaderType.*;
+
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+
+class OpcodeTableTest {
+
+    @Test
+    void opcodeCodesAreTransportPrefixOrOperation() {
+        for (Opcode opcode : Opcode.values()) {
+            assertThat(opcode.code()).isEqualTo(opcode.transport().prefix() | opcode.operation().code());
+            assertThat(Opcode.lookup(opcode.code())).isSameAs(opcode);
+        }
+    }
+
+    @Test
+    void ibtaTable38DefinesTheseCodesAndNoOthers() {
+        Set<Integer> defined = IntStream.range(0, 256).filter(c -> Opcode.lookup(c) != null).boxed().collect(Collectors.toSet());
+        Set<Integer> expected = new java.util.TreeSet<>();
+        IntStream.rangeClosed(0x00, 0x14).forEach(expected::add);                  // RC
+        expected.addAll(List.of(0x16, 0x17, 0x1C, 0x1D));
+        IntStream.rangeClosed(0x20, 0x2B).forEach(expected::add);                  // UC
+        IntStream.rangeClosed(0x40, 0x55).forEach(expected::add);                  // RD incl. RESYNC
+        expected.addAll(List.of(0x5C, 0x5D));
+        expected.addAll(List.of(0x64, 0x65));                                      // UD
+        expected.add(0x81);                                                        // CNP
+        IntStream.rangeClosed(0xA0, 0xB4).forEach(expected::add);                  // XRC
+        expected.addAll(List.of(0xB6, 0xB7, 0xBC, 0xBD));
+        assertThat(defined).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    @Test
+    void reservedCodesAreUnknownNotExceptions() {
+        assertThat(Opcode.fromCode(0x15)).isEmpty();
+        assertThat(Opcode.fromCode(0x1E)).isEmpty();
+        assertThat(Opcode.fromCode(0x80)).isEmpty();
+        assertThat(Opcode.fromCode(0xFF)).isEmpty();
+        assertThat(Opcode.lookup(-1)).isNull();
+        assertThat(Opcode.lookup(256)).isNull();
+    }
+
+    @Test
+    void headerOrderAndOffsetsFollowIbtaAndRxe() {
+        assertHeaders(Opcode.RC_SEND_ONLY, List.of(BTH), 12);
+        assertHeaders(Opcode.RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE, List.of(BTH, RETH, IMM_DT), 32);
+        assertThat(Opcode.RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE.offsetOf(IMM_DT)).isEqualTo(28);
+        assertHeaders(Opcode.RC_RDMA_READ_RESPONSE_MIDDLE, List.of(BTH), 12);
+        assertHeaders(Opcode.RC_ATOMIC_ACKNOWLEDGE, List.of(BTH, AETH, ATOMIC_ACK_ETH), 24);
+        assertHeaders(Opcode.RC_FETCH_ADD, List.of(BTH, ATOMIC_ETH), 40);
+        assertHeaders(Opcode.RC_FLUSH, List.of(BTH, FETH, RETH), 32);             // rxe: FETH then RETH
+        assertHeaders(Opcode.RC_ATOMIC_WRITE, List.of(BTH, RETH), 28);
+        assertHeaders(Opcode.RC_SEND_ONLY_WITH_INVALIDATE, List.of(BTH, IETH), 16);
+        assertHeaders(Opcode.UD_SEND_ONLY_WITH_IMMEDIATE, List.of(BTH, DETH, IMM_DT), 24);
+        assertHeaders(Opcode.RD_RDMA_WRITE_ONLY_WITH_IMMEDIATE, List.of(BTH, RDETH, DETH, RETH, IMM_DT), 44);
+        assertHeaders(Opcode.RD_ACKNOWLEDGE, List.of(BTH, RDETH, AETH), 20);
+        assertHeaders(Opcode.RD_RESYNC, List.of(BTH, RDETH, DETH), 24);
+        assertHeaders(Opcode.XRC_SEND_FIRST, List.of(BTH, XRCETH), 16);
+        assertHeaders(Opcode.XRC_RDMA_READ_RESPONSE_FIRST, List.of(BTH, AETH), 16);
+        assertHeaders(Opcode.CNP, List.of(BTH, CNP_RESERVED), 28);
+    }
+
+    private static void assertHeaders(Opcode opcode, List<HeaderType> headers, int length) {
+        assertThat(opcode.headers()).as("%s headers", opcode).containsExactlyElementsOf(headers);
+        assertThat(opcode.headersLength()).as("%s length", opcode).isEqualTo(length);
+        int offset = 0;
+        for (HeaderType header : headers) {
+            assertThat(opcode.offsetOf(header)).isEqualTo(offset);
+            offset += header.length();
+        }
+        for (HeaderType absent : EnumSet.complementOf(EnumSet.copyOf(headers))) {
+            assertThat(opcode.offsetOf(absent)).isEqualTo(-1);
+        }
+    }
+
+    @Test
+    void packetsThatTakeAReceiveWqeMatchRxeRwrMask() {
+        // rxe_opcode.c: RXE_RWR_MASK marks the packet at which the responder takes the receive WQE.
+        Set<Opcode> rxeRwr = EnumSet.of(Opcode.RC_SEND_FIRST, Opcode.RC_SEND_ONLY, Opcode.RC_SEND_ONLY_WITH_IMMEDIATE,
+                Opcode.RC_SEND_ONLY_WITH_INVALIDATE, Opcode.RC_RDMA_WRITE_LAST_WITH_IMMEDIATE,
+                Opcode.RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE, Opcode.UC_SEND_FIRST, Opcode.UC_SEND_ONLY,
+                Opcode.UC_SEND_ONLY_WITH_IMMEDIATE, Opcode.UC_RDMA_WRITE_LAST_WITH_IMMEDIATE,
+                Opcode.UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE, Opcode.UD_SEND_ONLY, Opcode.UD_SEND_ONLY_WITH_IMMEDIATE);
+        Set<Opcode> ours = EnumSet.noneOf(Opcode.class);
+        for (Opcode opcode : Opcode.values()) {
+            boolean transportRxeHas = opcode.transport() == Transport.RC || opcode.transport() == Transport.UC
+                    || opcode.transport() == Transport.UD;
+            if (transportRxeHas && opcode.consumesReceiveWqe()
+                    && (opcode.kind() == OperationKind.SEND ? opcode.position().startsMessage() : opcode.hasImmediate())) {
+                ours.add(opcode);
+            }
+        }
+        assertThat(ours).isEqualTo(rxeRwr);
+    }
+
+    @Test
+    void directionAndPayloadMeaningBits() {
+        assertThat(Opcode.RC_RDMA_READ_REQUEST.isRequest()).isTrue();
+        assertThat(Opcode.RC_RDMA_READ_REQUEST.carriesPayload()).isFalse();
+        assertThat(Opcode.RC_RDMA_READ_RESPONSE_MIDDLE.isResponse()).isTrue();
+        assertThat(Opcode.RC_ACKNOWLEDGE.carriesPayload()).isFalse();
+        assertThat(Opcode.CNP.direction()).isEqualTo(Direction.NOTIFICATION);
+        assertThat(Opcode.RC_SEND_LAST_WITH_INVALIDATE.hasInvalidate()).isTrue();
+        assertThat(Opcode.UC_SEND_LAST_WITH_IMMEDIATE.hasImmediate()).isTrue();
+        assertThat(Opcode.RC_RDMA_WRITE_MIDDLE.position()).isEqualTo(Position.MIDDLE);
+        assertThat(Opcode.RC_ATOMIC_WRITE.carriesPayload()).isTrue();
+    }
+
+    @Test
+    void displayNamesAreWiresharkInfoColumnNames() {
+        assertThat(Opcode.RC_SEND_ONLY.displayName()).isEqualTo("RC Send Only");
+        assertThat(Opcode.RC_RDMA_READ_RESPONSE_FIRST.displayName()).isEqualTo("RC RDMA Read Response First");
+        assertThat(Opcode.RC_COMPARE_SWAP.displayName()).isEqualTo("RC Compare Swap");
+        assertThat(Opcode.UD_SEND_ONLY_WITH_IMMEDIATE.displayName()).isEqualTo("UD Send Only Immediate");
+        assertThat(Opcode.CNP.displayName()).isEqualTo("CNP");
+    }
+}
