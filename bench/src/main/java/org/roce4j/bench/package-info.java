@@ -1,0 +1,2 @@
+/** JMH benchmarks for roce4j. */
+package org.roce4j.bench;
