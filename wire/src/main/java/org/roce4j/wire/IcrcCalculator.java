@@ -32,25 +32,31 @@ public final class IcrcCalculator {
     /**
      * Computes the ICRC of the packet whose IP header starts at {@code ipOffset} (IPv4 without
      * options, or IPv6 without extension headers, then UDP, then BTH) and whose ICRC starts at
-     * {@code icrcOffset}.
+     * {@code icrcOffset}. The layout is chosen by the IP version nibble: 6 means IPv6, anything
+     * else is treated as IPv4.
+     *
+     * @throws IllegalArgumentException when the range cannot hold IP, UDP and BTH headers
      */
     public int compute(byte[] frame, int ipOffset, int icrcOffset) {
-        boolean ipv4 = (frame[ipOffset] & 0xF0) == 0x40;
-        int ipLength = ipv4 ? Ipv4Header.LENGTH : Ipv6Header.LENGTH;
+        boolean ipv6 = isIpv6(frame, ipOffset);
+        if (!fits(frame, ipOffset, icrcOffset, ipv6)) {
+            throw new IllegalArgumentException("no room for IP, UDP and BTH headers between " + ipOffset + " and " + icrcOffset);
+        }
+        int ipLength = ipv6 ? Ipv6Header.LENGTH : Ipv4Header.LENGTH;
         int maskedLength = ipLength + MASKED_TAIL;
         System.arraycopy(frame, ipOffset, masked, PSEUDO_LRH, maskedLength);
         int ip = PSEUDO_LRH;
-        if (ipv4) {
-            masked[ip + 1] = (byte) 0xFF;  // TOS
-            masked[ip + 8] = (byte) 0xFF;  // TTL
-            masked[ip + 10] = (byte) 0xFF; // header checksum
-            masked[ip + 11] = (byte) 0xFF;
-        } else {
+        if (ipv6) {
             masked[ip] |= 0x0F;            // traffic class, high nibble
             masked[ip + 1] = (byte) 0xFF;  // traffic class low nibble, flow label
             masked[ip + 2] = (byte) 0xFF;
             masked[ip + 3] = (byte) 0xFF;
             masked[ip + 7] = (byte) 0xFF;  // hop limit
+        } else {
+            masked[ip + 1] = (byte) 0xFF;  // TOS
+            masked[ip + 8] = (byte) 0xFF;  // TTL
+            masked[ip + 10] = (byte) 0xFF; // header checksum
+            masked[ip + 11] = (byte) 0xFF;
         }
         int udp = ip + ipLength;
         masked[udp + 6] = (byte) 0xFF;     // UDP checksum
@@ -63,9 +69,22 @@ public final class IcrcCalculator {
         return (int) crc.getValue();
     }
 
-    /** True when the ICRC stored at {@code icrcOffset} matches the packet. */
+    /**
+     * True when the ICRC stored at {@code icrcOffset} matches the packet; false too when the
+     * range is too short to be a RoCEv2 packet of its IP version.
+     */
     public boolean verify(byte[] frame, int ipOffset, int icrcOffset) {
-        return compute(frame, ipOffset, icrcOffset) == read(frame, icrcOffset);
+        return fits(frame, ipOffset, icrcOffset, isIpv6(frame, ipOffset))
+                && compute(frame, ipOffset, icrcOffset) == read(frame, icrcOffset);
+    }
+
+    private static boolean isIpv6(byte[] frame, int ipOffset) {
+        return ipOffset >= 0 && ipOffset < frame.length && (frame[ipOffset] & 0xF0) == 0x60;
+    }
+
+    private static boolean fits(byte[] frame, int ipOffset, int icrcOffset, boolean ipv6) {
+        int headers = (ipv6 ? Ipv6Header.LENGTH : Ipv4Header.LENGTH) + MASKED_TAIL;
+        return ipOffset >= 0 && icrcOffset - ipOffset >= headers && icrcOffset <= frame.length - LENGTH;
     }
 
     /** Computes the ICRC and stores it at {@code icrcOffset}; returns the value. */
