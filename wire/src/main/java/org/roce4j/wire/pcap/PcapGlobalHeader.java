@@ -37,7 +37,7 @@ record PcapGlobalHeader(
     /** pcapng Section Header Block type; a palindrome, so byte order does not matter. */
     static final int PCAPNG_MAGIC = 0x0A0D0D0A;
 
-    /** What {@link PcapWriter} writes: nanoseconds, 2.4, Ethernet, little-endian like x86 libpcap. */
+    /** What {@link PcapWriter} writes: nanoseconds, 2.4, Ethernet, little-endian as on x86. */
     static final PcapGlobalHeader WRITTEN = new PcapGlobalHeader(ByteOrder.LITTLE_ENDIAN,
             TimestampResolution.NANOSECONDS, 2, 4, MAXIMUM_SNAPLEN, LinkType.ETHERNET.value());
 

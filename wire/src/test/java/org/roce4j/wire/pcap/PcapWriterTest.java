@@ -22,7 +22,8 @@ class PcapWriterTest {
     private static final long KNOWN_TIMESTAMP = 1_700_000_000_123_456_789L;
 
     @Test
-    void globalHeaderIsNanosecondMagicVersion24Snaplen262144EthernetLittleEndian() throws IOException {
+    void globalHeaderIsNanosecondMagicVersion24Snaplen262144EthernetLittleEndian()
+            throws IOException {
         var out = new ByteArrayOutputStream();
         new PcapWriter(out).close();
 
@@ -35,7 +36,8 @@ class PcapWriterTest {
     }
 
     @Test
-    void recordHeaderHoldsSecondsNanosecondsCapturedAndOriginalLengthThenTheFrame() throws IOException {
+    void recordHeaderHoldsSecondsNanosecondsCapturedAndOriginalLengthThenTheFrame()
+            throws IOException {
         byte[] frame = frame(60, 0);
         var out = new ByteArrayOutputStream();
         try (var writer = new PcapWriter(out)) {
