@@ -50,7 +50,7 @@ public final class PcapReader implements AutoCloseable, Iterable<PcapRecord> {
      * @throws PcapFormatException if {@code in} does not start with a classic pcap header
      */
     public PcapReader(InputStream in) throws IOException {
-        this.in = new BufferedInputStream(Objects.requireNonNull(in, "in"), 64 * 1024);
+        this.in = new BufferedInputStream(Objects.requireNonNull(in, "in"));
         byte[] bytes = new byte[PcapGlobalHeader.LENGTH];
         int read = this.in.readNBytes(bytes, 0, bytes.length);
         header = PcapGlobalHeader.decode(bytes, read);

@@ -21,7 +21,8 @@ public final class PcapWriter implements AutoCloseable {
     /** Frames longer than this are truncated to it; their original length is kept. */
     public static final int SNAPLEN = PcapGlobalHeader.MAXIMUM_SNAPLEN;
 
-    static final int BUFFER_SIZE = 64 * 1024;
+    /** The JDK's default for buffered streams; a larger one slows every short-lived writer. */
+    static final int BUFFER_SIZE = 8 * 1024;
 
     private final OutputStream out;
     private final byte[] buffer = new byte[BUFFER_SIZE];
