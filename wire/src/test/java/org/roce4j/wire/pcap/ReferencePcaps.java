@@ -17,13 +17,13 @@ import java.util.stream.Stream;
  * directory or any directory above it. Not finding them fails the test: they are part of the
  * project's test data, and a skipped test would hide their absence.
  */
-final class ReferencePcaps {
+public final class ReferencePcaps {
 
     private static final String FOLDER = "shared/reference-pcaps";
 
     private ReferencePcaps() {}
 
-    static Path directory() {
+    public static Path directory() {
         Set<Path> tried = new LinkedHashSet<>();
         String root = System.getProperty("roce4j.repo.root", "");
         if (!root.isBlank()) {
@@ -46,7 +46,7 @@ final class ReferencePcaps {
     }
 
     /** Every {@code *.pcap} in the folder, sorted by name. */
-    static List<Path> files() throws IOException {
+    public static List<Path> files() throws IOException {
         try (Stream<Path> entries = Files.list(directory())) {
             return entries.filter(p -> p.getFileName().toString().endsWith(".pcap"))
                     .sorted()
