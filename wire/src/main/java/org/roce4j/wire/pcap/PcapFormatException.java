@@ -1,0 +1,57 @@
+package org.roce4j.wire.pcap;
+
+import java.io.IOException;
+import java.io.Serial;
+import java.util.Objects;
+
+/**
+ * Input that is not a readable classic pcap file. It says what was wrong ({@link #problem()})
+ * and where: {@link #offset()} is the byte offset of the start of the structure at fault, the
+ * global header (always 0) or the record; the message adds the details.
+ */
+public final class PcapFormatException extends IOException {
+
+    @Serial private static final long serialVersionUID = 1L;
+
+    /** What was wrong with the input. */
+    public enum Problem {
+        /** The first four bytes are no pcap magic number (nor pcapng's). */
+        UNKNOWN_MAGIC,
+        /** The file is pcapng (Section Header Block type 0x0A0D0D0A), which is not supported. */
+        PCAPNG,
+        /** The global header announces a format version other than 2.3 or 2.4. */
+        UNSUPPORTED_VERSION,
+        /**
+         * The file ends inside the 24-byte global header ("File Header" in draft-ietf-opsawg-pcap
+         * §4); an empty file included.
+         */
+        TRUNCATED_GLOBAL_HEADER,
+        /** The file ends inside a 16-byte record header. */
+        TRUNCATED_RECORD_HEADER,
+        /** The file ends before the captured bytes a record header announces. */
+        TRUNCATED_RECORD_DATA,
+        /** A record claims more captured bytes than any sane capture holds. */
+        CAPTURED_LENGTH_TOO_LARGE,
+        /** A record claims an original length of 2 GiB or more. */
+        ORIGINAL_LENGTH_TOO_LARGE
+    }
+
+    private final Problem problem;
+    private final long offset;
+
+    PcapFormatException(Problem problem, long offset, String detail) {
+        super("at byte offset " + offset + ": " + detail);
+        this.problem = Objects.requireNonNull(problem);
+        this.offset = offset;
+    }
+
+    /** @return what was wrong */
+    public Problem problem() {
+        return problem;
+    }
+
+    /** @return the byte offset of the global header (0) or of the record at fault */
+    public long offset() {
+        return offset;
+    }
+}

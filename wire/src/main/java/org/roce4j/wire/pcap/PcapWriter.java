@@ -1,0 +1,115 @@
+package org.roce4j.wire.pcap;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * Writes a classic pcap file: nanosecond timestamps (magic 0xA1B23C4D), version 2.4, snaplen
+ * {@value #SNAPLEN}, {@link LinkType#ETHERNET}, little-endian as libpcap writes on x86.
+ *
+ * <p>The output depends only on what is written: no clock is read, so the same frames with the
+ * same timestamps give the same bytes. Output is buffered; {@link #flush()} or {@link #close()}
+ * pushes it to the stream. Not thread-safe.
+ */
+public final class PcapWriter implements AutoCloseable {
+
+    /** Frames longer than this are truncated to it; their original length is kept. */
+    public static final int SNAPLEN = PcapGlobalHeader.MAXIMUM_SNAPLEN;
+
+    static final int BUFFER_SIZE = 64 * 1024;
+
+    private final OutputStream out;
+    private final byte[] buffer = new byte[BUFFER_SIZE];
+    private final ByteBuffer view = ByteBuffer.wrap(buffer).order(ByteOrder.LITTLE_ENDIAN);
+    private int used;
+    private boolean closed;
+
+    /**
+     * Starts a capture on {@code out}; the global header goes out with the first flush. Closing
+     * the writer closes {@code out}.
+     */
+    public PcapWriter(OutputStream out) {
+        this.out = Objects.requireNonNull(out, "out");
+        PcapGlobalHeader.WRITTEN.encode(view, 0);
+        used = PcapGlobalHeader.LENGTH;
+    }
+
+    /** Creates (or truncates) {@code file} and starts a capture in it. */
+    public static PcapWriter create(Path file) throws IOException {
+        return new PcapWriter(Files.newOutputStream(file));
+    }
+
+    /** Writes a whole frame; see {@link #write(long, byte[], int, int)}. */
+    public void write(long timestampNanos, byte[] frame) throws IOException {
+        write(timestampNanos, frame, 0, frame.length);
+    }
+
+    /**
+     * Writes one record holding {@code frame[offset .. offset+length)}, whose original length is
+     * {@code length}; only the first {@value #SNAPLEN} bytes are captured.
+     *
+     * @param timestampNanos nanoseconds since 1970-01-01T00:00:00Z, up to 2106-02-07 (the pcap
+     *     seconds field is unsigned 32 bits)
+     * @throws IllegalArgumentException if the timestamp is out of that range (nothing is written)
+     * @throws IndexOutOfBoundsException if the slice is not inside {@code frame}
+     * @throws IOException if the writer is closed or the stream fails
+     */
+    public void write(long timestampNanos, byte[] frame, int offset, int length)
+            throws IOException {
+        Objects.checkFromIndexSize(offset, length, frame.length);
+        ensureOpen();
+        int captured = Math.min(length, SNAPLEN);
+        PcapRecordHeader header = PcapRecordHeader.ofNanos(timestampNanos, captured, length);
+        if (buffer.length - used < PcapRecordHeader.LENGTH) {
+            drainBuffer();
+        }
+        header.encode(view, used);
+        used += PcapRecordHeader.LENGTH;
+        if (buffer.length - used < captured) {
+            drainBuffer();
+            if (captured >= buffer.length) {
+                out.write(frame, offset, captured);
+                return;
+            }
+        }
+        System.arraycopy(frame, offset, buffer, used, captured);
+        used += captured;
+    }
+
+    /** Pushes everything written so far to the stream, and flushes the stream. */
+    public void flush() throws IOException {
+        ensureOpen();
+        drainBuffer();
+        out.flush();
+    }
+
+    /** Flushes and closes the stream. Closing twice does nothing. */
+    @Override
+    public void close() throws IOException {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try (out) {
+            drainBuffer();
+        }
+    }
+
+    private void drainBuffer() throws IOException {
+        if (used > 0) {
+            out.write(buffer, 0, used);
+            used = 0;
+        }
+    }
+
+    private void ensureOpen() throws IOException {
+        if (closed) {
+            throw new IOException("PcapWriter is closed");
+        }
+    }
+}
