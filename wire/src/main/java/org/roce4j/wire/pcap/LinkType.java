@@ -15,6 +15,8 @@ public record LinkType(int value) {
     public static final LinkType ETHERNET = new LinkType(1);
 
     /**
+     * Names a link type by its number.
+     *
      * @throws IllegalArgumentException if {@code value} does not fit the 16 bits that
      *     draft-ietf-opsawg-pcap §4 gives the link type
      */

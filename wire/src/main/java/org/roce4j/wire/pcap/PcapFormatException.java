@@ -30,13 +30,19 @@ public final class PcapFormatException extends IOException {
         TRUNCATED_RECORD_HEADER,
         /** The file ends before the captured bytes a record header announces. */
         TRUNCATED_RECORD_DATA,
-        /** A record claims more captured bytes than any sane capture holds. */
+        /**
+         * A record claims more captured bytes than the larger of the snaplen and libpcap's
+         * maximum (262144), or than 256 MiB.
+         */
         CAPTURED_LENGTH_TOO_LARGE,
         /** A record claims an original length of 2 GiB or more. */
         ORIGINAL_LENGTH_TOO_LARGE
     }
 
+    /** What was wrong. */
     private final Problem problem;
+
+    /** Where the global header or the record at fault starts. */
     private final long offset;
 
     PcapFormatException(Problem problem, long offset, String detail) {
@@ -45,12 +51,12 @@ public final class PcapFormatException extends IOException {
         this.offset = offset;
     }
 
-    /** @return what was wrong */
+    /** {@return what was wrong} */
     public Problem problem() {
         return problem;
     }
 
-    /** @return the byte offset of the global header (0) or of the record at fault */
+    /** {@return the byte offset of the global header (0) or of the record at fault} */
     public long offset() {
         return offset;
     }

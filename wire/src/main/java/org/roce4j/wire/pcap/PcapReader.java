@@ -47,10 +47,12 @@ public final class PcapReader implements AutoCloseable, Iterable<PcapRecord> {
      * Reads the global header from {@code in}. Closing the reader closes {@code in}; a failure
      * here leaves {@code in} open.
      *
+     * @param in the capture, positioned at its first byte
+     * @throws IOException if {@code in} fails
      * @throws PcapFormatException if {@code in} does not start with a classic pcap header
      */
     public PcapReader(InputStream in) throws IOException {
-        this.in = new BufferedInputStream(Objects.requireNonNull(in, "in"), 64 * 1024);
+        this.in = new BufferedInputStream(Objects.requireNonNull(in, "in"));
         byte[] bytes = new byte[PcapGlobalHeader.LENGTH];
         int read = this.in.readNBytes(bytes, 0, bytes.length);
         header = PcapGlobalHeader.decode(bytes, read);
@@ -62,7 +64,14 @@ public final class PcapReader implements AutoCloseable, Iterable<PcapRecord> {
                 Math.max(header.snaplen(), PcapGlobalHeader.MAXIMUM_SNAPLEN));
     }
 
-    /** Opens {@code file} and reads its global header. */
+    /**
+     * Opens {@code file} and reads its global header.
+     *
+     * @param file a classic pcap file
+     * @return a reader positioned at the first record; closing it closes the file
+     * @throws IOException if the file cannot be read
+     * @throws PcapFormatException if the file does not start with a classic pcap header
+     */
     public static PcapReader open(Path file) throws IOException {
         InputStream in = Files.newInputStream(file);
         try {
@@ -77,12 +86,12 @@ public final class PcapReader implements AutoCloseable, Iterable<PcapRecord> {
         }
     }
 
-    /** @return the link type of every packet in the file */
+    /** {@return the link type of every packet in the file} */
     public LinkType linkType() {
         return header.linkType();
     }
 
-    /** @return the file's snaplen, an unsigned 32-bit value */
+    /** {@return the file's snaplen, an unsigned 32-bit value} */
     public long snaplen() {
         return header.snaplen();
     }
@@ -93,6 +102,7 @@ public final class PcapReader implements AutoCloseable, Iterable<PcapRecord> {
      * @return the record, or empty at a clean end of file (right after a whole record)
      * @throws PcapFormatException if the file ends inside a record or a record header is absurd;
      *     every later call throws it again
+     * @throws IOException if the stream fails or the reader is closed
      */
     public Optional<PcapRecord> read() throws IOException {
         if (failure != null) {

@@ -18,6 +18,8 @@ import java.util.Objects;
 public record PcapRecord(long timestampNanos, int originalLength, byte[] data) {
 
     /**
+     * Checks the components; {@code data} is kept, not copied.
+     *
      * @throws NullPointerException if {@code data} is null
      * @throws IllegalArgumentException if the timestamp or the original length is negative
      */
@@ -33,7 +35,7 @@ public record PcapRecord(long timestampNanos, int originalLength, byte[] data) {
         }
     }
 
-    /** @return whether fewer bytes were captured than the packet had on the wire */
+    /** {@return whether fewer bytes were captured than the packet had on the wire} */
     public boolean truncated() {
         return data.length < originalLength;
     }

@@ -21,7 +21,8 @@ public final class PcapWriter implements AutoCloseable {
     /** Frames longer than this are truncated to it; their original length is kept. */
     public static final int SNAPLEN = PcapGlobalHeader.MAXIMUM_SNAPLEN;
 
-    static final int BUFFER_SIZE = 64 * 1024;
+    /** The JDK's default for buffered streams; a larger one slows every short-lived writer. */
+    static final int BUFFER_SIZE = 8 * 1024;
 
     private final OutputStream out;
     private final byte[] buffer = new byte[BUFFER_SIZE];
@@ -32,6 +33,8 @@ public final class PcapWriter implements AutoCloseable {
     /**
      * Starts a capture on {@code out}; the global header goes out with the first flush. Closing
      * the writer closes {@code out}.
+     *
+     * @param out where the file goes
      */
     public PcapWriter(OutputStream out) {
         this.out = Objects.requireNonNull(out, "out");
@@ -39,12 +42,24 @@ public final class PcapWriter implements AutoCloseable {
         used = PcapGlobalHeader.LENGTH;
     }
 
-    /** Creates (or truncates) {@code file} and starts a capture in it. */
+    /**
+     * Creates (or truncates) {@code file} and starts a capture in it.
+     *
+     * @param file the file to write
+     * @return a writer that closes the file when closed
+     * @throws IOException if the file cannot be opened for writing
+     */
     public static PcapWriter create(Path file) throws IOException {
         return new PcapWriter(Files.newOutputStream(file));
     }
 
-    /** Writes a whole frame; see {@link #write(long, byte[], int, int)}. */
+    /**
+     * Writes a whole frame; see {@link #write(long, byte[], int, int)}.
+     *
+     * @param timestampNanos nanoseconds since 1970-01-01T00:00:00Z
+     * @param frame the frame, from its first byte (the destination MAC for Ethernet)
+     * @throws IOException if the writer is closed or the stream fails
+     */
     public void write(long timestampNanos, byte[] frame) throws IOException {
         write(timestampNanos, frame, 0, frame.length);
     }
@@ -55,6 +70,9 @@ public final class PcapWriter implements AutoCloseable {
      *
      * @param timestampNanos nanoseconds since 1970-01-01T00:00:00Z, up to 2106-02-07 (the pcap
      *     seconds field is unsigned 32 bits)
+     * @param frame the array holding the frame
+     * @param offset where the frame starts in {@code frame}
+     * @param length the frame's length, which is its original length
      * @throws IllegalArgumentException if the timestamp is out of that range (nothing is written)
      * @throws IndexOutOfBoundsException if the slice is not inside {@code frame}
      * @throws IOException if the writer is closed or the stream fails
@@ -81,14 +99,22 @@ public final class PcapWriter implements AutoCloseable {
         used += captured;
     }
 
-    /** Pushes everything written so far to the stream, and flushes the stream. */
+    /**
+     * Pushes everything written so far to the stream, and flushes the stream.
+     *
+     * @throws IOException if the writer is closed or the stream fails
+     */
     public void flush() throws IOException {
         ensureOpen();
         drainBuffer();
         out.flush();
     }
 
-    /** Flushes and closes the stream. Closing twice does nothing. */
+    /**
+     * Flushes and closes the stream. Closing twice does nothing.
+     *
+     * @throws IOException if the stream fails; it is closed all the same
+     */
     @Override
     public void close() throws IOException {
         if (closed) {

@@ -26,8 +26,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 class PcapReaderRejectsBadInputTest {
 
     private static PcapFormatException openingFails(byte[] file) {
-        return catchThrowableOfType(PcapFormatException.class,
+        PcapFormatException e = catchThrowableOfType(PcapFormatException.class,
                 () -> new PcapReader(new ByteArrayInputStream(file)));
+        assertThat(e).as("opening should fail with a PcapFormatException").isNotNull();
+        return e;
     }
 
     /** Reads every record, expecting the first {@code wholeRecords} to be fine. */
@@ -37,7 +39,9 @@ class PcapReaderRejectsBadInputTest {
         for (int i = 0; i < wholeRecords; i++) {
             assertThat(reader.read()).as("record #%d", i + 1).isPresent();
         }
-        return catchThrowableOfType(PcapFormatException.class, reader::read);
+        PcapFormatException e = catchThrowableOfType(PcapFormatException.class, reader::read);
+        assertThat(e).as("reading record #%d should fail", wholeRecords + 1).isNotNull();
+        return e;
     }
 
     @Test
