@@ -22,8 +22,8 @@ import picocli.CommandLine.Spec;
  * are one line on stderr, never a stack trace.
  */
 @Command(name = "roce4j",
-        description = "RoCEv2 tools: decode captures.",
-        subcommands = {DecodeCommand.class, CommandLine.HelpCommand.class})
+        description = "RoCEv2 tools: decode captures, generate the project's reference captures.",
+        subcommands = {DecodeCommand.class, GeneratePcapsCommand.class, CommandLine.HelpCommand.class})
 public final class Roce4j implements Callable<Integer> {
     static final int USAGE = 2;
     static final int INTERNAL_ERROR = 3;
