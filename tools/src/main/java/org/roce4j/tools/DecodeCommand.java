@@ -1,0 +1,103 @@
+package org.roce4j.tools;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+import org.roce4j.wire.DecodeCounters;
+import org.roce4j.wire.DecodeResult;
+import org.roce4j.wire.DropReason;
+import org.roce4j.wire.RoceDecoder;
+import org.roce4j.wire.pcap.LinkType;
+import org.roce4j.wire.pcap.PcapReader;
+import org.roce4j.wire.pcap.PcapRecord;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code roce4j decode FILE.pcap [--verbose]}: one line per frame, then the counts. */
+@Command(name = "decode",
+        description = {
+            "Lists the frames of a pcap capture as RoCEv2, then counts them.",
+            "",
+            "One line per frame: number, seconds since the first frame, addresses, opcode, QP, PSN, the"
+                    + " key fields of each header, payload length and ICRC verdict. Frames that are not"
+                    + " RoCEv2 (ARP, TCP, other UDP ports) get a short line and do not fail the run;"
+                    + " malformed RoCEv2 frames get their drop reason. Then: counts of frames, RoCE frames,"
+                    + " ICRC failures and drops by reason.",
+            ""},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+            "0:every RoCE frame is well formed and has a good ICRC",
+            "1:some RoCE frame is malformed or has a bad ICRC",
+            "2:usage error, or the file cannot be read as a pcap capture",
+            "3:internal error"})
+final class DecodeCommand implements Callable<Integer> {
+    @Parameters(paramLabel = "FILE", description = "the capture (classic pcap, micro- or nanosecond timestamps)")
+    private Path file;
+
+    @Option(names = {"-v", "--verbose"}, description = "also print every header field and the first 64 payload bytes")
+    private boolean verbose;
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help and exit")
+    private boolean help;
+
+    @Spec
+    private CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        RoceDecoder decoder = new RoceDecoder();
+        boolean listing = false;
+        try (PcapReader reader = PcapReader.open(file)) {
+            if (!reader.linkType().equals(LinkType.ETHERNET)) {
+                return Roce4j.fail(spec, file + ": link type " + reader.linkType().value()
+                        + " is not Ethernet (1), the only one RoCEv2 frames are decoded from");
+            }
+            listing = true;
+            FramePrinter printer = new FramePrinter(out, verbose);
+            long number = 0;
+            long firstTimestamp = 0;
+            for (Optional<PcapRecord> next = reader.read(); next.isPresent(); next = reader.read()) {
+                PcapRecord record = next.get();
+                if (number++ == 0) {
+                    firstTimestamp = record.timestampNanos();
+                }
+                DecodeResult result = decoder.decode(record.data());
+                printer.print(number, record.timestampNanos() - firstTimestamp, record, result);
+            }
+        } catch (NoSuchFileException e) {
+            return Roce4j.fail(spec, file + ": no such file");
+        } catch (AccessDeniedException e) {
+            return Roce4j.fail(spec, file + ": permission denied");
+        } catch (IOException e) {
+            if (listing) { // the frames before a damaged record are listed: count them too
+                printCounts(out, decoder.counters());
+            }
+            return Roce4j.fail(spec, file + ": " + e.getMessage());
+        }
+        DecodeCounters counters = decoder.counters();
+        printCounts(out, counters);
+        return counters.roce() == counters.accepted() ? 0 : 1;
+    }
+
+    static void printCounts(PrintWriter out, DecodeCounters counters) {
+        long icrcFailures = counters.dropped(DropReason.BAD_ICRC);
+        Map<DropReason, Long> drops = counters.drops();
+        out.println("frames:                " + counters.total());
+        out.println("RoCE frames:           " + counters.roce());
+        out.println("ICRC failures:         " + icrcFailures);
+        out.println("malformed RoCE frames: " + (counters.roce() - counters.accepted() - icrcFailures));
+        out.println("non-RoCE frames:       " + (counters.total() - counters.roce()));
+        out.println("drops by reason:       " + (drops.isEmpty() ? "none" : drops.entrySet().stream()
+                .map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(", "))));
+    }
+}

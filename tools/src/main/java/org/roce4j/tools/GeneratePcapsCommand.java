@@ -1,0 +1,53 @@
+package org.roce4j.tools;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code roce4j generate-pcaps [DIR]}: writes the captures the project generates itself. */
+@Command(name = "generate-pcaps",
+        description = {
+            "Writes the captures the project generates itself, reproducible byte for byte.",
+            "",
+            "  " + AllOpcodesCapture.IPV4_FILE + "       one RoCEv2 frame for every opcode, over IPv4",
+            "  " + AllOpcodesCapture.IPV6_FILE + "  the same frames over IPv6",
+            ""})
+final class GeneratePcapsCommand implements Callable<Integer> {
+    /** Set by the ./roce4j launcher: the repository root, whose pcaps/ is the default DIR. */
+    static final String REPO_ROOT_PROPERTY = "roce4j.repo.root";
+
+    @Parameters(arity = "0..1", paramLabel = "DIR",
+            description = "where to write them (created if missing; default: the repository's pcaps/)")
+    private Path dir;
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help and exit")
+    private boolean help;
+
+    @Spec
+    private CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        Path target = dir != null ? dir : defaultDirectory();
+        try {
+            Files.createDirectories(target);
+            for (Path file : AllOpcodesCapture.writeAll(target)) {
+                spec.commandLine().getOut().println("wrote " + file);
+            }
+            return 0;
+        } catch (IOException e) {
+            return Roce4j.fail(spec, target + ": " + e);
+        }
+    }
+
+    private static Path defaultDirectory() {
+        String root = System.getProperty(REPO_ROOT_PROPERTY);
+        return root == null || root.isBlank() ? Path.of("pcaps") : Path.of(root, "pcaps");
+    }
+}

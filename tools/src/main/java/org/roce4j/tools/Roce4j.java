@@ -1,0 +1,88 @@
+package org.roce4j.tools;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import java.io.BufferedWriter;
+import java.io.OutputStreamWriter;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * The {@code roce4j} command line. Each tool is a subcommand; add one by writing a picocli
+ * command class and listing it in {@code subcommands}.
+ *
+ * <p>Exit codes: 0 success, 1 the input has a problem the tool exists to find (decode: a
+ * malformed RoCE frame or a bad ICRC), 2 usage error or unreadable input, 3 internal error. Errors
+ * are one line on stderr, never a stack trace.
+ */
+@Command(name = "roce4j",
+        description = "RoCEv2 tools: decode captures, generate the project's reference captures.",
+        subcommands = {DecodeCommand.class, GeneratePcapsCommand.class, CommandLine.HelpCommand.class})
+public final class Roce4j implements Callable<Integer> {
+    static final int USAGE = 2;
+    static final int INTERNAL_ERROR = 3;
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help and exit")
+    private boolean help;
+
+    @Spec
+    private CommandSpec spec;
+
+    public static void main(String... args) {
+        // UTF-8 whatever the locale (the summary line has an arrow); stdout buffered, flushed at the end.
+        PrintWriter out = new PrintWriter(new BufferedWriter(new OutputStreamWriter(System.out, UTF_8)));
+        PrintWriter err = new PrintWriter(new OutputStreamWriter(System.err, UTF_8), true);
+        int exitCode = run(out, err, args);
+        out.flush();
+        err.flush();
+        System.exit(exitCode);
+    }
+
+    /** Runs one command line, writing to {@code out} and {@code err}; returns the exit code. */
+    static int run(PrintWriter out, PrintWriter err, String... args) {
+        int exitCode = commandLine(out, err).execute(args);
+        out.flush();
+        err.flush();
+        return exitCode;
+    }
+
+    static CommandLine commandLine(PrintWriter out, PrintWriter err) {
+        CommandLine commandLine = new CommandLine(new Roce4j());
+        commandLine.setOut(out);
+        commandLine.setErr(err);
+        commandLine.setParameterExceptionHandler((e, args) -> {
+            CommandSpec failed = e.getCommandLine().getCommandSpec();
+            e.getCommandLine().getErr().println(failed.qualifiedName() + ": " + oneLine(e.getMessage())
+                    + " (see '" + failed.qualifiedName() + " --help')");
+            return USAGE;
+        });
+        commandLine.setExecutionExceptionHandler((e, failed, parseResult) -> {
+            failed.getErr().println(failed.getCommandSpec().qualifiedName() + ": internal error: " + oneLine(e.toString()));
+            return INTERNAL_ERROR;
+        });
+        return commandLine;
+    }
+
+    /** Without a subcommand there is nothing to do: a usage error. */
+    @Override
+    public Integer call() {
+        throw new ParameterException(spec.commandLine(),
+                "missing command, one of: " + String.join(", ", spec.subcommands().keySet()));
+    }
+
+    /** Reports a failure that is the input's or the user's, not ours: one line, exit code 2. */
+    static int fail(CommandSpec spec, String message) {
+        spec.commandLine().getErr().println(spec.qualifiedName() + ": " + oneLine(message));
+        return USAGE;
+    }
+
+    private static String oneLine(String message) {
+        return String.valueOf(message).replaceAll("\\s*\\R\\s*", " ").strip();
+    }
+}

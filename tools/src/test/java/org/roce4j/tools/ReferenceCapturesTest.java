@@ -1,0 +1,66 @@
+package org.roce4j.tools;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+import org.roce4j.wire.pcap.PcapRecord;
+
+/** decode over real Soft-RoCE captures (../shared/reference-pcaps, when this machine has them). */
+class ReferenceCapturesTest {
+
+    @TestFactory
+    @DisplayName("decode of each reference capture exits 0 and counts exactly its UDP/4791 frames as RoCE")
+    Stream<DynamicTest> referenceCaptures() throws IOException {
+        Path dir = TestCaptures.repoRoot().resolveSibling("shared").resolve("reference-pcaps");
+        assumeTrue(Files.isDirectory(dir), "no reference captures at " + dir);
+        List<Path> files;
+        try (Stream<Path> listing = Files.list(dir)) {
+            files = listing.filter(p -> p.toString().endsWith(".pcap")).sorted().toList();
+        }
+        assertThat(files).isNotEmpty();
+        return files.stream().map(file -> DynamicTest.dynamicTest(file.getFileName().toString(), () -> {
+            long udp4791 = 0;
+            for (PcapRecord record : TestCaptures.read(file)) {
+                udp4791 += isUdpToPort4791(record.data()) ? 1 : 0;
+            }
+
+            TestCaptures.Run run = TestCaptures.run("decode", file.toString());
+
+            assertThat(run.exitCode()).as(run.err()).isZero();
+            assertThat(udp4791).isPositive();
+            assertThat(run.lines()).contains(String.format("RoCE frames:           %d", udp4791),
+                    "ICRC failures:         0", "malformed RoCE frames: 0");
+        }));
+    }
+
+    /** An independent look at the bytes: Ethernet (optionally 802.1Q), IPv4 or IPv6, UDP to 4791. */
+    private static boolean isUdpToPort4791(byte[] frame) {
+        int ip = 14;
+        int etherType = u16(frame, 12);
+        if (etherType == 0x8100) {
+            etherType = u16(frame, 16);
+            ip = 18;
+        }
+        int udp;
+        if (etherType == 0x0800 && (frame[ip + 9] & 0xFF) == 17) {
+            udp = ip + (frame[ip] & 0x0F) * 4;
+        } else if (etherType == 0x86DD && (frame[ip + 6] & 0xFF) == 17) {
+            udp = ip + 40;
+        } else {
+            return false;
+        }
+        return frame.length >= udp + 4 && u16(frame, udp + 2) == 4791;
+    }
+
+    private static int u16(byte[] b, int off) {
+        return (b[off] & 0xFF) << 8 | b[off + 1] & 0xFF;
+    }
+}
