@@ -157,6 +157,15 @@ public enum Opcode {
         return Optional.ofNullable(lookup(code));
     }
 
+    /**
+     * The opcode a transport uses for an operation, e.g. (UC, SEND_FIRST) → UC_SEND_FIRST; empty
+     * when the transport does not allow the operation (IBTA table 38: UD has no RDMA WRITE, ...).
+     */
+    public static Optional<Opcode> find(Transport transport, Operation operation) {
+        Opcode opcode = lookup(transport.prefix() | operation.code());
+        return opcode != null && opcode.operation == operation ? Optional.of(opcode) : Optional.empty();
+    }
+
     /** Allocation-free lookup for the hot path: null when the code is reserved or out of range. */
     public static Opcode lookup(int code) {
         return (code & ~0xFF) == 0 ? BY_CODE[code] : null;

@@ -37,6 +37,20 @@ class OpcodeTableTest {
     }
 
     @Test
+    void findMapsTransportAndOperationToTheOpcodeOrEmpty() {
+        assertThat(Opcode.find(Transport.UC, Operation.SEND_FIRST)).contains(Opcode.UC_SEND_FIRST);
+        assertThat(Opcode.find(Transport.UD, Operation.SEND_ONLY_WITH_IMMEDIATE)).contains(Opcode.UD_SEND_ONLY_WITH_IMMEDIATE);
+        assertThat(Opcode.find(Transport.UD, Operation.RDMA_WRITE_ONLY)).isEmpty();
+        assertThat(Opcode.find(Transport.UC, Operation.RDMA_READ_REQUEST)).isEmpty();
+        assertThat(Opcode.find(Transport.RC, Operation.RESYNC)).isEmpty();
+        assertThat(Opcode.find(Transport.CNP, Operation.CONGESTION_NOTIFICATION_PACKET)).contains(Opcode.CNP);
+        assertThat(Opcode.find(Transport.CNP, Operation.SEND_MIDDLE)).isEmpty();
+        for (Opcode opcode : Opcode.values()) {
+            assertThat(Opcode.find(opcode.transport(), opcode.operation())).contains(opcode);
+        }
+    }
+
+    @Test
     void reservedCodesAreUnknownNotExceptions() {
         assertThat(Opcode.fromCode(0x15)).isEmpty();
         assertThat(Opcode.fromCode(0x1E)).isEmpty();
