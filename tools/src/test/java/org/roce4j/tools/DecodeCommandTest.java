@@ -91,7 +91,7 @@ class DecodeCommandTest {
                 "    Ethernet 02:00:00:00:00:01 → 02:00:00:00:00:02 type=0x0800",
                 "    IPv4 192.0.2.1 → 192.0.2.2 DSCP=0 ECN=0 ID=0x0000 DF=1 TTL=64",
                 "    UDP 49169 → 4791 checksum=0x0000",
-                "    BTH opcode=0x06 SE=0 M=1 pad=0 TVer=0 P_Key=0xffff FECN=0 BECN=0 QP=0x000012 A=0 PSN=16777214",
+                "    BTH opcode=0x06 SE=0 M=0 pad=0 TVer=0 P_Key=0xffff FECN=0 BECN=0 QP=0x000012 A=0 PSN=16777214",
                 "    RETH va=0x00007f5200060000 rkey=0x0001062c len=589",
                 "    payload 256 bytes (first 64):",
                 "      0000  52 43 20 52 44 4d 41 20  57 72 69 74 65 20 46 69  RC RDMA Write Fi",

@@ -30,9 +30,12 @@ public record Bth(Opcode opcode, boolean solicitedEvent, boolean migReq, int pad
         Bytes.require24("PSN", psn);
     }
 
-    /** A BTH with the default P_Key, MigReq set (as Linux rxe sends), and every flag clear. */
+    /**
+     * A BTH with the default P_Key and every flag clear, MigReq included: that is what Linux rxe
+     * sends (every frame of shared/reference-pcaps has M=0).
+     */
     public static Bth of(Opcode opcode, int destQp, int psn) {
-        return new Bth(opcode, false, true, 0, 0, DEFAULT_PKEY, false, false, destQp, false, psn);
+        return new Bth(opcode, false, false, 0, 0, DEFAULT_PKEY, false, false, destQp, false, psn);
     }
 
     /** Reads a BTH whose opcode byte is known to be defined (see {@link Opcode#lookup(int)}). */
