@@ -23,6 +23,7 @@ import static org.roce4j.wire.Position.LAST;
 import static org.roce4j.wire.Position.MIDDLE;
 import static org.roce4j.wire.Position.ONLY;
 
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.Set;
 
@@ -70,7 +71,7 @@ public enum Operation {
     private final OperationKind kind;
     private final Position position;
     private final boolean carriesPayload;
-    private final Set<HeaderType> headers;
+    private final EnumSet<HeaderType> headers;
 
     Operation(int code, String displayName, OperationKind kind, Position position,
               boolean carriesPayload, HeaderType... headers) {
@@ -79,8 +80,8 @@ public enum Operation {
         this.kind = kind;
         this.position = position;
         this.carriesPayload = carriesPayload;
-        this.headers = headers.length == 0 ? EnumSet.noneOf(HeaderType.class)
-                                           : EnumSet.of(headers[0], headers);
+        this.headers = EnumSet.noneOf(HeaderType.class);
+        Collections.addAll(this.headers, headers);
     }
 
     /** The low five bits of the opcode. */
@@ -112,6 +113,6 @@ public enum Operation {
 
     /** The operation's own extension headers (a copy). */
     Set<HeaderType> headers() {
-        return EnumSet.copyOf(headers.isEmpty() ? EnumSet.noneOf(HeaderType.class) : headers);
+        return EnumSet.copyOf(headers);
     }
 }

@@ -10,7 +10,7 @@ package org.roce4j.wire;
  * records on top of it. A parse never throws: it returns false and {@link #dropReason()} says why.
  */
 public final class PacketInfo {
-    private final IcrcCalculator icrc = new IcrcCalculator();
+    private final IcrcCalculator icrcCalculator = new IcrcCalculator();
 
     private byte[] buffer;
     private int frameOffset;
@@ -62,7 +62,7 @@ public final class PacketInfo {
             return false;
         }
         trailerLength = end - datagramEnd;
-        boolean valid = icrc.verify(frame, ipOffset, icrcOffset);
+        boolean valid = icrcCalculator.verify(frame, ipOffset, icrcOffset);
         icrcStatus = valid ? IcrcStatus.VALID : IcrcStatus.INVALID;
         return valid || drop(DropReason.BAD_ICRC, IcrcCalculator.read(frame, icrcOffset));
     }
@@ -229,7 +229,7 @@ public final class PacketInfo {
             case NOT_IP -> "EtherType 0x%04x".formatted(dropValue);
             case UNKNOWN_OPCODE -> "opcode 0x%02x".formatted(dropValue);
             case BAD_ICRC -> "ICRC 0x%08x on the wire, 0x%08x computed".formatted(
-                    (int) dropValue, icrc.compute(buffer, ipOffset, icrcOffset));
+                    (int) dropValue, icrcCalculator.compute(buffer, ipOffset, icrcOffset));
             case BAD_IPV4_CHECKSUM -> "checksum 0x%04x".formatted(dropValue);
             case NOT_ROCE_PORT -> "port " + dropValue;
             case NOT_UDP -> "protocol " + dropValue;
