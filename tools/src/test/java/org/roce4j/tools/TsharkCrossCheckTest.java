@@ -53,8 +53,12 @@ class TsharkCrossCheckTest {
     private static String tshark;
 
     @BeforeAll
-    static void findTshark() throws Exception {
+    static void findTshark() {
         tshark = which("tshark");
+    }
+
+    /** Aborts (counted as skipped, and said on stderr) outside CI; fails in CI. */
+    private static void requireTshark() {
         if (tshark == null) {
             String message = "tshark not found: the Wireshark cross-check did NOT run (apt-get install tshark)";
             if ("true".equalsIgnoreCase(System.getenv("CI"))) {
@@ -68,6 +72,7 @@ class TsharkCrossCheckTest {
     @ParameterizedTest(name = "tshark reads pcaps/{0} like roce4j does")
     @ValueSource(strings = {"all-opcodes.pcap", "all-opcodes-ipv6.pcap"})
     void wiresharkAgreesWithOurDecoding(String name) throws Exception {
+        requireTshark();
         Path capture = TestCaptures.committed(name);
         List<PcapRecord> records = TestCaptures.read(capture);
         List<RocePacket> ours = decodeAll(records);
