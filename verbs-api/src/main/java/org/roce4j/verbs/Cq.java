@@ -1,0 +1,54 @@
+package org.roce4j.verbs;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A completion queue: {@code struct ibv_cq}. Completions are polled in the order the work
+ * completed; on a backend without threads of its own (the deterministic emulator) polling is what
+ * drives the RNICs forward.
+ */
+public interface Cq extends AutoCloseable {
+    Context context();
+
+    /** Entries the CQ holds; at least what was asked at creation. */
+    int capacity();
+
+    /** The completion channel events go to, or null. */
+    CompChannel channel();
+
+    /**
+     * {@code ibv_poll_cq}: moves up to {@code completions.length} completions into the array, returns
+     * how many. Throws EINVAL (as {@code ibv_poll_cq}'s negative return) after a CQ overrun.
+     */
+    int poll(WorkCompletion[] completions);
+
+    /** Polls one completion. */
+    default Optional<WorkCompletion> poll() {
+        WorkCompletion[] one = new WorkCompletion[1];
+        return poll(one) == 1 ? Optional.of(one[0]) : Optional.empty();
+    }
+
+    /** Polls up to {@code max} completions into a list. */
+    default List<WorkCompletion> poll(int max) {
+        WorkCompletion[] some = new WorkCompletion[max];
+        int n = poll(some);
+        List<WorkCompletion> list = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            list.add(some[i]);
+        }
+        return list;
+    }
+
+    /**
+     * {@code ibv_req_notify_cq}: arms the CQ so that the next completion (with {@code solicitedOnly},
+     * the next solicited receive or any error completion, IBTA 11.4.2.2) delivers one event to the
+     * completion channel. EINVAL when the CQ has no channel.
+     */
+    void reqNotify(boolean solicitedOnly);
+
+    /** {@code ibv_destroy_cq}; EBUSY while a QP or SRQ uses it or events are unacknowledged. */
+    @Override
+    void close();
+}

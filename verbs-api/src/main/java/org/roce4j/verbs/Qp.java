@@ -1,0 +1,58 @@
+package org.roce4j.verbs;
+
+import java.util.List;
+import java.util.Set;
+
+/**
+ * A queue pair: {@code struct ibv_qp}. Created in RESET, moved through the states of IBTA §10.3 with
+ * {@link #modify}, given work with {@link #postSend} and {@link #postRecv}. Posts are checked
+ * synchronously as libibverbs providers do: a bad work request throws
+ * {@link BadWorkRequestException} and the ones after it are not posted.
+ */
+public interface Qp extends AutoCloseable {
+    /** The 24-bit QP number. */
+    int qpNum();
+
+    QpType type();
+
+    Pd pd();
+
+    /** The attributes the QP was created with, with the capacities actually granted. */
+    QpInitAttr initAttr();
+
+    /** The current state (a query of {@link QpAttrMask#STATE}). */
+    QpState state();
+
+    /**
+     * {@code ibv_modify_qp}: applies the attributes in {@code mask}. EINVAL when the transition or the
+     * mask is not legal for this QP type ({@link QpTransitions}) or an attribute is out of range.
+     */
+    void modify(QpAttr attr, Set<QpAttrMask> mask);
+
+    /** Modifies with the attributes that were set on {@code attr}. */
+    default void modify(QpAttr attr) {
+        modify(attr, attr.mask());
+    }
+
+    /** {@code ibv_query_qp}: all attributes (the mask only says which the caller needs). */
+    QpAttr query(Set<QpAttrMask> mask);
+
+    /**
+     * {@code ibv_post_send} of one work request. EINVAL when the QP is in RESET, INIT or RTR, the
+     * opcode is not allowed on this QP type, there are too many SGEs or too much inline data; ENOMEM
+     * when the send queue is full.
+     */
+    void postSend(SendWr wr);
+
+    /** {@code ibv_post_send} of a chain, in order; stops at the first bad one. */
+    void postSend(List<SendWr> wrs);
+
+    /** {@code ibv_post_recv}. EINVAL in RESET, with an SRQ, or with too many SGEs; ENOMEM when full. */
+    void postRecv(RecvWr wr);
+
+    void postRecv(List<RecvWr> wrs);
+
+    /** {@code ibv_destroy_qp}. Outstanding work is discarded without completions, as libibverbs does. */
+    @Override
+    void close();
+}

@@ -1,0 +1,85 @@
+package org.roce4j.verbs;
+
+import java.util.Arrays;
+
+/**
+ * The SGEs of a work request ({@code struct ibv_sge[]}), stored in parallel arrays that grow once and
+ * are reused, so that a reused work request posts without allocating.
+ */
+public final class ScatterGatherList {
+    private long[] addresses = new long[2];
+    private int[] lengths = new int[2];
+    private int[] lkeys = new int[2];
+    private int count;
+
+    /** Appends an SGE: {@code length} bytes at virtual address {@code address} of the region with {@code lkey}. */
+    public ScatterGatherList add(long address, int length, int lkey) {
+        if (count == addresses.length) {
+            int capacity = count * 2;
+            addresses = Arrays.copyOf(addresses, capacity);
+            lengths = Arrays.copyOf(lengths, capacity);
+            lkeys = Arrays.copyOf(lkeys, capacity);
+        }
+        addresses[count] = address;
+        lengths[count] = length;
+        lkeys[count] = lkey;
+        count++;
+        return this;
+    }
+
+    /** Appends an SGE covering {@code length} bytes at {@code offset} into a registered region. */
+    public ScatterGatherList add(Mr mr, long offset, int length) {
+        return add(mr.address() + offset, length, mr.lkey());
+    }
+
+    public void clear() {
+        count = 0;
+    }
+
+    public int count() {
+        return count;
+    }
+
+    public long address(int index) {
+        return addresses[checked(index)];
+    }
+
+    /** The SGE's length as the unsigned 32-bit value libibverbs carries. */
+    public int length(int index) {
+        return lengths[checked(index)];
+    }
+
+    public int lkey(int index) {
+        return lkeys[checked(index)];
+    }
+
+    /** Sum of the SGE lengths; may exceed 2^31 - 1, so it is a long. */
+    public long totalLength() {
+        long total = 0;
+        for (int i = 0; i < count; i++) {
+            total += Integer.toUnsignedLong(lengths[i]);
+        }
+        return total;
+    }
+
+    private int checked(int index) {
+        if (index < 0 || index >= count) {
+            throw new IndexOutOfBoundsException("SGE " + index + " of " + count);
+        }
+        return index;
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder text = new StringBuilder("[");
+        for (int i = 0; i < count; i++) {
+            if (i > 0) {
+                text.append(", ");
+            }
+            text.append("{addr=0x").append(Long.toHexString(addresses[i]))
+                    .append(", length=").append(Integer.toUnsignedString(lengths[i]))
+                    .append(", lkey=0x").append(Integer.toHexString(lkeys[i])).append('}');
+        }
+        return text.append(']').toString();
+    }
+}

@@ -1,0 +1,28 @@
+package org.roce4j.verbs;
+
+import java.util.List;
+import java.util.Set;
+
+/**
+ * A shared receive queue: {@code struct ibv_srq}. When the number of posted WQEs drops below an
+ * armed limit, the context raises {@link AsyncEventType#SRQ_LIMIT_REACHED} once and disarms
+ * (IBTA 10.2.9.2).
+ */
+public interface Srq extends AutoCloseable {
+    Pd pd();
+
+    /** {@code ibv_post_srq_recv}; ENOMEM when full, EINVAL for too many SGEs. */
+    void postRecv(RecvWr wr);
+
+    void postRecv(List<RecvWr> wrs);
+
+    /** {@code ibv_modify_srq}; arming a limit above max_wr is EINVAL. */
+    void modify(SrqAttr attr, Set<SrqAttrMask> mask);
+
+    /** {@code ibv_query_srq}. */
+    SrqAttr query();
+
+    /** {@code ibv_destroy_srq}; EBUSY while a QP uses it. */
+    @Override
+    void close();
+}

@@ -1,0 +1,11 @@
+package org.roce4j.verbs;
+
+/**
+ * What {@link Pd#createSrq} needs: {@code struct ibv_srq_init_attr}.
+ *
+ * @param maxWr    receive WQEs it holds
+ * @param maxSge   SGEs per receive WQE
+ * @param srqLimit raise {@link AsyncEventType#SRQ_LIMIT_REACHED} when fewer WQEs remain (0 = disarmed)
+ */
+public record SrqInitAttr(int maxWr, int maxSge, int srqLimit) {
+}

@@ -1,0 +1,23 @@
+package org.roce4j.verbs.spi;
+
+import java.util.List;
+
+import org.roce4j.verbs.Device;
+
+/**
+ * A backend of the Verbs API, found with {@link java.util.ServiceLoader}: the emulated RNIC
+ * ({@code emulator}) or libibverbs ({@code ibverbs}). Register an implementation in
+ * {@code META-INF/services/org.roce4j.verbs.spi.VerbsProvider}.
+ */
+public interface VerbsProvider {
+    /** A short, unique name: what {@code -Droce4j.provider=} selects. */
+    String name();
+
+    /** Whether the backend can work on this machine (a native library present, …). */
+    default boolean isAvailable() {
+        return true;
+    }
+
+    /** Its devices, as {@code ibv_get_device_list} would list them. */
+    List<Device> devices();
+}
