@@ -51,11 +51,11 @@ import org.roce4j.verbs.WrOpcode;
  * </ul>
  *
  * <p>Replay: QuickTheories prints "Seed was N"; rerun with {@code -DQT_SEED=N}. Examples:
- * {@code -Droce4j.properties.examples} (default 100).
+ * {@code -Droce4j.properties.examples} (default 100); shrink cycles: {@code -Droce4j.properties.shrinks} (default 1000).
  */
 class RemoteAccessProperties {
     static final int EXAMPLES = Integer.getInteger("roce4j.properties.examples", 100);
-    static final int SHRINK_CYCLES = Integer.getInteger("roce4j.properties.shrinks", 200);
+    static final int SHRINK_CYCLES = Integer.getInteger("roce4j.properties.shrinks", 1000);
     /** Bytes allocated on each side of a target region, part of the snapshot. */
     static final int GUARD = 64;
     static final int RECEIVE_BYTES = 64;
@@ -278,7 +278,12 @@ class RemoteAccessProperties {
                 // WRITE_WITH_IMM needs a receive WQE (else RNR, not an access check); UC's closing SEND too.
                 pair.qpB.postRecv(RecvWr.of(7, receive, 0, RECEIVE_BYTES));
             }
-            List<byte[]> before = watched.stream().map(m -> m.toArray(ValueLayout.JAVA_BYTE)).toList();
+            // What each allocation must hold afterwards: what it holds now, except that UC's closing SEND
+            // lands in the receive buffer.
+            List<byte[]> expected = watched.stream().map(m -> m.toArray(ValueLayout.JAVA_BYTE)).toList();
+            if (uc) {
+                MemorySegment.copy(local.segment(), ValueLayout.JAVA_BYTE, 0, expected.get(1), 0, MARKER_BYTES);
+            }
 
             SendWr bad = new SendWr().wrId(0xBAD).opcode(t.opcode()).signaled(true)
                     .sge(local, 0, t.length()).remote(address, rkey);
@@ -309,7 +314,7 @@ class RemoteAccessProperties {
 
             for (int i = 0; i < watched.size(); i++) {
                 byte[] after = watched.get(i).toArray(ValueLayout.JAVA_BYTE);
-                String changed = changes(before.get(i), after, i == 0 || t.violation() == Violation.OTHER_PD && i == 2);
+                String changed = changes(expected.get(i), after, i == 0 || t.violation() == Violation.OTHER_PD && i == 2);
                 if (changed != null) {
                     throw new AssertionError("responder memory changed by a rejected access: "
                             + (i == 0 ? "target allocation" : i == 1 ? "receive buffer" : "other PD's allocation")
@@ -335,17 +340,17 @@ class RemoteAccessProperties {
         }
     }
 
-    private static String changes(byte[] before, byte[] after, boolean guarded) {
+    private static String changes(byte[] expected, byte[] after, boolean guarded) {
         StringBuilder text = new StringBuilder();
         int count = 0;
-        for (int i = 0; i < before.length; i++) {
-            if (before[i] != after[i]) {
+        for (int i = 0; i < expected.length; i++) {
+            if (expected[i] != after[i]) {
                 if (count < 8) {
                     String where = !guarded ? "offset " + i
                             : i < GUARD ? "guard byte start-" + (GUARD - i)
-                            : i >= before.length - GUARD ? "guard byte end+" + (i - (before.length - GUARD))
+                            : i >= expected.length - GUARD ? "guard byte end+" + (i - (expected.length - GUARD))
                             : "region offset " + (i - GUARD);
-                    text.append(String.format("%n  %s: 0x%02x -> 0x%02x", where, before[i] & 0xFF, after[i] & 0xFF));
+                    text.append(String.format("%n  %s: expected 0x%02x, got 0x%02x", where, expected[i] & 0xFF, after[i] & 0xFF));
                 }
                 count++;
             }

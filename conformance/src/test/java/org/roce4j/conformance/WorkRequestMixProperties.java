@@ -52,11 +52,11 @@ import org.roce4j.verbs.WrOpcode;
  * READ and atomic response has landed at A.
  *
  * <p>Replay: QuickTheories prints "Seed was N" with the smallest falsifying scenario; rerun with
- * {@code -DQT_SEED=N}. Examples per property: {@code -Droce4j.properties.examples} (default 100).
+ * {@code -DQT_SEED=N}. Examples per property: {@code -Droce4j.properties.examples} (default 100); shrink cycles: {@code -Droce4j.properties.shrinks} (default 1000).
  */
 class WorkRequestMixProperties {
     static final int EXAMPLES = Integer.getInteger("roce4j.properties.examples", 100);
-    static final int SHRINK_CYCLES = Integer.getInteger("roce4j.properties.shrinks", 200);
+    static final int SHRINK_CYCLES = Integer.getInteger("roce4j.properties.shrinks", 1000);
     /** Random operations before the closing SEND with immediate. */
     static final int MAX_OPS = 16;
     static final int MAX_SGES = 4;
@@ -97,6 +97,8 @@ class WorkRequestMixProperties {
     private static int activeMtu() {
         try (Endpoint a = Endpoint.first()) {
             return a.context.queryPort(Endpoint.PORT).activeMtu().bytes();
+        } catch (RuntimeException e) {
+            throw e;
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
