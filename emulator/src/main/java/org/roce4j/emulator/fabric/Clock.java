@@ -1,0 +1,11 @@
+package org.roce4j.emulator.fabric;
+
+/**
+ * Where the emulator reads the time. It is injected so that timers are testable: the
+ * deterministic fabric hands out a {@link VirtualClock}, so a 500 ms retransmission timeout costs
+ * no wall time in a test (DESIGN.md §3.6).
+ */
+public interface Clock {
+    /** {@return the current time in nanoseconds, from an arbitrary but fixed origin} */
+    long nanoTime();
+}

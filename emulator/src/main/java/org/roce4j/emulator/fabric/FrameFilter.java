@@ -1,0 +1,29 @@
+package org.roce4j.emulator.fabric;
+
+/**
+ * Decides the fate of each frame on its way through the fabric: the one insertion point for
+ * fault injection (seeded drop, delay, reorder, corrupt). {@link FrameSwitch#route} calls it for
+ * every frame that has a destination, after the frame is copied and before it is queued.
+ *
+ * <p>Reordering is a delay that differs from frame to frame; corruption is a change of the copy's
+ * bytes in place. Duplication needs a second queue entry, which {@code route} would add when a
+ * filter asks for it: left for the fault-injection issue.
+ */
+@FunctionalInterface
+interface FrameFilter {
+
+    /** Returned to drop the frame; it is counted in {@link FabricCounters#framesDroppedByFilter()}. */
+    long DROP = Long.MIN_VALUE;
+
+    /** Delivers every frame unchanged after the link delay. */
+    FrameFilter PASS_ALL = (frame, length, transmitNanos, nominalDeliveryNanos) -> nominalDeliveryNanos;
+
+    /**
+     * @param frame the fabric's copy of the frame, from index 0; may be modified
+     * @param length the frame's length
+     * @param transmitNanos when it was transmitted
+     * @param nominalDeliveryNanos when it would arrive with no fault: transmit time plus link delay
+     * @return when to deliver it (not before {@code transmitNanos}), or {@link #DROP}
+     */
+    long deliveryTimeNanos(byte[] frame, int length, long transmitNanos, long nominalDeliveryNanos);
+}

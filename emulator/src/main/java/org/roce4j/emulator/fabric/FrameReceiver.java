@@ -1,0 +1,18 @@
+package org.roce4j.emulator.fabric;
+
+/**
+ * Receives the frames addressed to a port. Called from the fabric's dispatching thread, holding
+ * the fabric lock. What it throws is caught, counted and reported; the frame counts as delivered.
+ */
+@FunctionalInterface
+public interface FrameReceiver {
+
+    /**
+     * One frame, {@code frame[offset .. offset+length)}, starting with the destination MAC.
+     * The array is the fabric's and is reused as soon as this method returns: copy what must be
+     * kept. Transmitting from here is allowed.
+     *
+     * @param nowNanos the fabric's time of delivery
+     */
+    void onFrame(byte[] frame, int offset, int length, long nowNanos);
+}

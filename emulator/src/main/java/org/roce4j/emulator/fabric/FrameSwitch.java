@@ -1,0 +1,173 @@
+package org.roce4j.emulator.fabric;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Objects;
+import org.roce4j.wire.MacAddress;
+import org.roce4j.wire.pcap.PcapWriter;
+
+/**
+ * Forwards frames between ports by destination MAC, as one Ethernet switch would: copies each
+ * transmitted frame, queues it for its delivery time and hands it to the receiving port then.
+ * Keeps the frame counters and the pcap tap. Not thread-safe: the fabric lock guards it.
+ */
+final class FrameSwitch {
+
+    /** Destination MAC, source MAC, EtherType: shorter is no Ethernet frame. */
+    static final int ETHERNET_HEADER_LENGTH = 14;
+
+    private final PortTable ports = new PortTable();
+    private final DeliveryQueue queue = new DeliveryQueue(64);
+    private final FramePool pool = new FramePool();
+    private FrameFilter filter = FrameFilter.PASS_ALL;
+
+    private PcapWriter tap;
+    /** Added to fabric time to get pcap's nanoseconds since the epoch; 0 for virtual time. */
+    private final long tapEpochOffsetNanos;
+
+    private boolean closed;
+
+    private long transmitted;
+    private long delivered;
+    private long droppedUnknownDestination;
+    private long droppedMalformed;
+    private long droppedByFilter;
+    private long droppedClosed;
+    private long tapWriteFailures;
+
+    FrameSwitch(long tapEpochOffsetNanos) {
+        this.tapEpochOffsetNanos = tapEpochOffsetNanos;
+    }
+
+    AttachedPort attach(Fabric fabric, MacAddress mac, FrameReceiver receiver) {
+        AttachedPort port = new AttachedPort(fabric, mac, receiver);
+        if (ports.get(mac.value()) != null) {
+            throw new IllegalArgumentException("a port with MAC " + mac + " is already attached");
+        }
+        ports.put(mac.value(), port);
+        return port;
+    }
+
+    void filter(FrameFilter filter) {
+        this.filter = Objects.requireNonNull(filter, "filter");
+    }
+
+    void tap(Path pcapFile) throws IOException {
+        if (tap != null) {
+            throw new IllegalStateException("the fabric already has a pcap tap");
+        }
+        tap = PcapWriter.create(pcapFile);
+    }
+
+    /**
+     * The one path every transmitted frame takes: validate, capture, look up the destination,
+     * copy, let the {@link FrameFilter} decide (the fault-injection point), queue. Never throws:
+     * each way a frame can fail is a counter.
+     */
+    void route(byte[] frame, int offset, int length, long nowNanos, long linkDelayNanos) {
+        transmitted++;
+        if (closed) {
+            droppedClosed++;
+            return;
+        }
+        if (frame == null || offset < 0 || length < ETHERNET_HEADER_LENGTH
+                || length > Fabric.MAX_FRAME_LENGTH || offset > frame.length - length) {
+            droppedMalformed++;
+            return;
+        }
+        capture(frame, offset, length, nowNanos);
+        AttachedPort destination = ports.get(destinationMac(frame, offset));
+        if (destination == null) {
+            droppedUnknownDestination++;
+            return;
+        }
+        byte[] copy = pool.take(length);
+        System.arraycopy(frame, offset, copy, 0, length);
+        long deliveryNanos = filter.deliveryTimeNanos(copy, length, nowNanos, nowNanos + linkDelayNanos);
+        if (deliveryNanos == FrameFilter.DROP) {
+            droppedByFilter++;
+            pool.give(copy);
+            return;
+        }
+        queue.add(Math.max(deliveryNanos, nowNanos), copy, length, destination);
+    }
+
+    /** {@return when the next frame is due, or {@link Long#MAX_VALUE} if none is queued} */
+    long earliestDeliveryTime() {
+        return queue.earliestTime();
+    }
+
+    /**
+     * Delivers the earliest queued frame to its port at {@code nowNanos}, which the caller has
+     * checked is not before its time. A receiver that throws is reported; the frame still counts
+     * as delivered, as a NIC that received it and then failed.
+     */
+    void deliverEarliest(long nowNanos, CallbackFailures failures) {
+        int slot = queue.removeEarliest();
+        byte[] frame = queue.buffer(slot);
+        AttachedPort port = queue.destination(slot);
+        try {
+            delivered++;
+            port.receiver().onFrame(frame, 0, queue.length(slot), nowNanos);
+        } catch (RuntimeException | Error e) {
+            failures.report(port, "receiver at " + nowNanos, e);
+        } finally {
+            queue.free(slot);
+            pool.give(frame);
+        }
+    }
+
+    /** Drops what is queued, closes the tap (flushing it); later frames are dropped as closed. */
+    void close() throws IOException {
+        closed = true;
+        while (!queue.isEmpty()) {
+            int slot = queue.removeEarliest();
+            pool.give(queue.buffer(slot));
+            queue.free(slot);
+            droppedClosed++;
+        }
+        if (tap != null) {
+            PcapWriter closing = tap;
+            tap = null;
+            closing.close();
+        }
+    }
+
+    FabricCounters counters(long callbackFailures) {
+        return new FabricCounters(transmitted, delivered, droppedUnknownDestination, droppedMalformed,
+                droppedByFilter, droppedClosed, queue.size(), callbackFailures, tapWriteFailures);
+    }
+
+    FramePool pool() {
+        return pool;
+    }
+
+    private void capture(byte[] frame, int offset, int length, long nowNanos) {
+        if (tap == null) {
+            return;
+        }
+        try {
+            // The time the frame entered the fabric: with virtual time the capture is the same
+            // byte for byte on every run.
+            tap.write(nowNanos + tapEpochOffsetNanos, frame, offset, length);
+        } catch (IOException | RuntimeException e) {
+            // A full disk must not stop the fabric; one failure ends the capture, counted.
+            tapWriteFailures++;
+            CallbackFailures.LOG_WARNING.accept("pcap tap write; the capture stops here", e);
+            try {
+                tap.close();
+            } catch (IOException ignored) {
+                // Already reported the first failure; the file is incomplete either way.
+            }
+            tap = null;
+        }
+    }
+
+    private static long destinationMac(byte[] frame, int offset) {
+        long mac = 0;
+        for (int i = 0; i < 6; i++) {
+            mac = mac << 8 | frame[offset + i] & 0xFF;
+        }
+        return mac;
+    }
+}
