@@ -74,6 +74,12 @@ final class Endpoint implements AutoCloseable {
         return resource;
     }
 
+    /** Stops tracking a resource the test closes itself (e.g. to check the order of destruction). */
+    <T extends AutoCloseable> T untrack(T resource) {
+        tracked.remove(resource);
+        return resource;
+    }
+
     @Override
     public void close() throws Exception {
         Exception failure = null;

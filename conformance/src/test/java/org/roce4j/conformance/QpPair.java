@@ -47,8 +47,24 @@ final class QpPair {
 
     static QpPair connect(Endpoint a, Endpoint b, QpType type, Mtu mtu, QpCap cap,
                           java.util.Set<AccessFlag> remoteAccess) {
-        Qp qpA = a.track(a.pd.createQp(QpInitAttr.of(type, a.cq, cap)));
-        Qp qpB = b.track(b.pd.createQp(QpInitAttr.of(type, b.cq, cap)));
+        return connect(a, b, mtu, remoteAccess, e -> QpInitAttr.of(type, e.cq, cap));
+    }
+
+    /** The default remote rights: REMOTE_WRITE, REMOTE_READ and REMOTE_ATOMIC. */
+    static java.util.Set<AccessFlag> remoteAccess() {
+        return EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC);
+    }
+
+    /**
+     * A pair whose QPs are created from {@code initAttr(endpoint)} (its type, CQs, SRQ, caps, sq_sig_all),
+     * then connected as {@link #connect(Endpoint, Endpoint, QpType, Mtu)} does.
+     */
+    static QpPair connect(Endpoint a, Endpoint b, Mtu mtu, java.util.Set<AccessFlag> remoteAccess,
+                          java.util.function.Function<Endpoint, QpInitAttr> initAttr) {
+        QpInitAttr initA = initAttr.apply(a);
+        QpType type = initA.type();
+        Qp qpA = a.track(a.pd.createQp(initA));
+        Qp qpB = b.track(b.pd.createQp(initAttr.apply(b)));
         if (type == QpType.UD) {
             toRtsUd(qpA);
             toRtsUd(qpB);
