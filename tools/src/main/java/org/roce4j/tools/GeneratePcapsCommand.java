@@ -1,6 +1,8 @@
 package org.roce4j.tools;
 
 import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.Writer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -17,6 +19,7 @@ import picocli.CommandLine.Spec;
             "",
             "  " + AllOpcodesCapture.IPV4_FILE + "       one RoCEv2 frame for every opcode, over IPv4",
             "  " + AllOpcodesCapture.IPV6_FILE + "  the same frames over IPv6",
+            "  " + DemoCommand.DEFAULT_FILE + "                what 'roce4j demo' does, frame by frame",
             ""})
 final class GeneratePcapsCommand implements Callable<Integer> {
     /** Set by the ./roce4j launcher: the repository root, whose pcaps/ is the default DIR. */
@@ -40,6 +43,11 @@ final class GeneratePcapsCommand implements Callable<Integer> {
             for (Path file : AllOpcodesCapture.writeAll(target)) {
                 spec.commandLine().getOut().println("wrote " + file);
             }
+            Path demo = target.resolve(DemoCommand.DEFAULT_FILE);
+            if (!DemoCommand.run(demo, DemoCommand.DEFAULT_MTU, new PrintWriter(Writer.nullWriter()))) {
+                return Roce4j.fail(spec, demo + ": the demo did not run correctly; run 'roce4j demo' to see why");
+            }
+            spec.commandLine().getOut().println("wrote " + demo);
             return 0;
         } catch (IOException e) {
             return Roce4j.fail(spec, target + ": " + e);

@@ -22,8 +22,8 @@ import picocli.CommandLine.Spec;
  * are one line on stderr, never a stack trace.
  */
 @Command(name = "roce4j",
-        description = "RoCEv2 tools: decode captures, generate the project's reference captures.",
-        subcommands = {DecodeCommand.class, GeneratePcapsCommand.class, CommandLine.HelpCommand.class})
+        description = "RDMA verbs for Java with a software RoCEv2 RNIC: run the demo, decode captures, generate the project's captures.",
+        subcommands = {DemoCommand.class, DecodeCommand.class, GeneratePcapsCommand.class, CommandLine.HelpCommand.class})
 public final class Roce4j implements Callable<Integer> {
     static final int USAGE = 2;
     static final int INTERNAL_ERROR = 3;

@@ -11,6 +11,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.roce4j.wire.AtomicEth;
@@ -84,49 +86,73 @@ class TsharkCrossCheckTest {
         int rdFrames = 0;
         for (int i = 0; i < ours.size(); i++) {
             RocePacket packet = ours.get(i);
-            Row row = new Row(theirs.get(i));
-            String what = name + " frame " + (i + 1) + " (" + packet.opcode() + ")";
-            assertThat(row.get("frame.protocols")).as(what).contains(":udp:infiniband");
-            assertThat(row.number("infiniband.bth.opcode")).as(what + " opcode").isEqualTo(packet.opcode().code());
-            assertThat(row.number("infiniband.bth.destqp")).as(what + " QPN").isEqualTo(packet.bth().destQp());
-            assertThat(row.number("infiniband.bth.psn")).as(what + " PSN").isEqualTo(packet.bth().psn());
-            assertThat(row.number("infiniband.bth.padcnt")).as(what + " pad").isEqualTo(packet.bth().padCount());
             if (wiresharkMisreadsAsDct(packet.opcode())) {
                 rdFrames++;
-                continue;
             }
-            assertThat(row.get("_ws.malformed")).as(what + " malformed").isEmpty();
-            for (String severity : row.all("_ws.expert.severity")) {
-                assertThat(Long.decode(severity)).as(what + " expert severity").isLessThan(EXPERT_ERROR);
-            }
-            if (!wiresharkParsesHeadersOf(packet.opcode())) {
-                continue;
-            }
-            fieldChecks++;
-            assertThat(row.number("infiniband.invariant.crc")).as(what + " ICRC").isEqualTo(icrcAsWiresharkShowsIt(records.get(i)));
-            if (packet.opcode().has(HeaderType.RETH)) {
-                Reth reth = packet.header(Reth.class).orElseThrow();
-                assertThat(row.number("infiniband.reth.va")).as(what + " RETH va").isEqualTo(reth.virtualAddress());
-                assertThat(row.number("infiniband.reth.r_key")).as(what + " RETH rkey").isEqualTo(Integer.toUnsignedLong(reth.rkey()));
-                assertThat(row.number("infiniband.reth.dmalen")).as(what + " RETH length").isEqualTo(reth.dmaLengthUnsigned());
-            }
-            if (packet.opcode().has(HeaderType.ATOMIC_ETH)) {
-                AtomicEth atomic = packet.header(AtomicEth.class).orElseThrow();
-                assertThat(row.number("infiniband.reth.va")).as(what + " atomic va").isEqualTo(atomic.virtualAddress());
-                assertThat(row.number("infiniband.reth.r_key")).as(what + " atomic rkey").isEqualTo(Integer.toUnsignedLong(atomic.rkey()));
-                assertThat(row.number("infiniband.atomiceth.swapdt")).as(what + " swap/add").isEqualTo(atomic.swapOrAddData());
-                assertThat(row.number("infiniband.atomiceth.cmpdt")).as(what + " compare").isEqualTo(atomic.compareData());
-            }
-            if (packet.opcode().has(HeaderType.AETH)) {
-                Aeth aeth = packet.header(Aeth.class).orElseThrow();
-                assertThat(row.number("infiniband.aeth.syndrome")).as(what + " syndrome").isEqualTo(aeth.syndromeByte());
-                assertThat(row.number("infiniband.aeth.msn")).as(what + " MSN").isEqualTo(aeth.msn());
+            if (compareFrame(name + " frame " + (i + 1) + " (" + packet.opcode() + ")", packet,
+                    new Row(theirs.get(i)), records.get(i))) {
+                fieldChecks++;
             }
         }
         assertThat(fieldChecks).as("frames whose extension headers were compared (all RC, UC and UD opcodes)")
                 .isEqualTo(java.util.Arrays.stream(Opcode.values()).filter(TsharkCrossCheckTest::wiresharkParsesHeadersOf).count())
                 .isEqualTo(37);
         assertThat(rdFrames).as("RD frames, compared on BTH fields only").isEqualTo(Opcode.of(Transport.RD).size());
+    }
+
+    @Test
+    @DisplayName("tshark reads pcaps/demo.pcap cleanly: no malformed frame, no expert error, same fields as roce4j")
+    void wiresharkReadsTheDemoCapture() throws Exception {
+        requireTshark();
+        Path capture = TestCaptures.committed(DemoCommand.DEFAULT_FILE);
+        List<PcapRecord> records = TestCaptures.read(capture);
+        List<RocePacket> ours = decodeAll(records);
+        List<String[]> theirs = tsharkFields(capture);
+        assertThat(theirs).as("frames tshark read").hasSameSizeAs(ours);
+        for (int i = 0; i < ours.size(); i++) {
+            RocePacket packet = ours.get(i);
+            assertThat(compareFrame("demo.pcap frame " + (i + 1) + " (" + packet.opcode() + ")", packet,
+                    new Row(theirs.get(i)), records.get(i))).isTrue();
+        }
+    }
+
+    /** Compares one frame; true when its extension headers were compared too (Wireshark parses them). */
+    private static boolean compareFrame(String what, RocePacket packet, Row row, PcapRecord record) {
+        assertThat(row.get("frame.protocols")).as(what).contains(":udp:infiniband");
+        assertThat(row.number("infiniband.bth.opcode")).as(what + " opcode").isEqualTo(packet.opcode().code());
+        assertThat(row.number("infiniband.bth.destqp")).as(what + " QPN").isEqualTo(packet.bth().destQp());
+        assertThat(row.number("infiniband.bth.psn")).as(what + " PSN").isEqualTo(packet.bth().psn());
+        assertThat(row.number("infiniband.bth.padcnt")).as(what + " pad").isEqualTo(packet.bth().padCount());
+        if (wiresharkMisreadsAsDct(packet.opcode())) {
+            return false;
+        }
+        assertThat(row.get("_ws.malformed")).as(what + " malformed").isEmpty();
+        for (String severity : row.all("_ws.expert.severity")) {
+            assertThat(Long.decode(severity)).as(what + " expert severity").isLessThan(EXPERT_ERROR);
+        }
+        if (!wiresharkParsesHeadersOf(packet.opcode())) {
+            return false;
+        }
+        assertThat(row.number("infiniband.invariant.crc")).as(what + " ICRC").isEqualTo(icrcAsWiresharkShowsIt(record));
+        if (packet.opcode().has(HeaderType.RETH)) {
+            Reth reth = packet.header(Reth.class).orElseThrow();
+            assertThat(row.number("infiniband.reth.va")).as(what + " RETH va").isEqualTo(reth.virtualAddress());
+            assertThat(row.number("infiniband.reth.r_key")).as(what + " RETH rkey").isEqualTo(Integer.toUnsignedLong(reth.rkey()));
+            assertThat(row.number("infiniband.reth.dmalen")).as(what + " RETH length").isEqualTo(reth.dmaLengthUnsigned());
+        }
+        if (packet.opcode().has(HeaderType.ATOMIC_ETH)) {
+            AtomicEth atomic = packet.header(AtomicEth.class).orElseThrow();
+            assertThat(row.number("infiniband.reth.va")).as(what + " atomic va").isEqualTo(atomic.virtualAddress());
+            assertThat(row.number("infiniband.reth.r_key")).as(what + " atomic rkey").isEqualTo(Integer.toUnsignedLong(atomic.rkey()));
+            assertThat(row.number("infiniband.atomiceth.swapdt")).as(what + " swap/add").isEqualTo(atomic.swapOrAddData());
+            assertThat(row.number("infiniband.atomiceth.cmpdt")).as(what + " compare").isEqualTo(atomic.compareData());
+        }
+        if (packet.opcode().has(HeaderType.AETH)) {
+            Aeth aeth = packet.header(Aeth.class).orElseThrow();
+            assertThat(row.number("infiniband.aeth.syndrome")).as(what + " syndrome").isEqualTo(aeth.syndromeByte());
+            assertThat(row.number("infiniband.aeth.msn")).as(what + " MSN").isEqualTo(aeth.msn());
+        }
+        return true;
     }
 
     /** Wireshark treats transport 010 (RD) as Mellanox DCT: its BTH is then 20 bytes long. */
