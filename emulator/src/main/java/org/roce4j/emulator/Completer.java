@@ -134,7 +134,14 @@ final class Completer {
                     return;
                 }
                 switch (nak.value()) {
-                    case 0 -> retry(psn); // PSN sequence error: go back and resend from there
+                    case 0 -> {
+                        // PSN sequence error: go back and resend from there; during an RNR wait the
+                        // packets after the refused one are out of sequence anyway, and the RNR
+                        // retry resends them.
+                        if (!isWaitingForRnrRetry()) {
+                            retry(psn);
+                        }
+                    }
                     case 1 -> failAt(psn, WcStatus.REM_INV_REQ_ERR);
                     case 2 -> failAt(psn, WcStatus.REM_ACCESS_ERR);
                     default -> failAt(psn, WcStatus.REM_OP_ERR);

@@ -61,6 +61,11 @@ public final class SoftRnic {
         return rnic.device;
     }
 
+    /** The RNIC itself, for tests of internals. */
+    Rnic rnic() {
+        return rnic;
+    }
+
     public String name() {
         return rnic.name;
     }

@@ -84,6 +84,10 @@ final class TwoNodes implements AutoCloseable {
 
     /** Brings a QP to RTS against a peer, as ibv_rc_pingpong does. */
     static void connect(Qp qp, int remoteQpn, Gid remoteGid, int localPsn, int remotePsn, Mtu mtu) {
+        connect(qp, remoteQpn, remoteGid, localPsn, remotePsn, mtu, 7);
+    }
+
+    static void connect(Qp qp, int remoteQpn, Gid remoteGid, int localPsn, int remotePsn, Mtu mtu, int rnrRetry) {
         QpType type = qp.type();
         QpAttr init = new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1);
         if (type == QpType.UD) {
@@ -102,7 +106,7 @@ final class TwoNodes implements AutoCloseable {
         qp.modify(rtr);
         QpAttr rts = new QpAttr().qpState(QpState.RTS).sqPsn(localPsn);
         if (type == QpType.RC) {
-            rts.timeout(14).retryCnt(7).rnrRetry(7).maxRdAtomic(16);
+            rts.timeout(14).retryCnt(7).rnrRetry(rnrRetry).maxRdAtomic(16);
         }
         qp.modify(rts);
     }
