@@ -400,7 +400,7 @@ final class EmulatedQp extends Resource implements Qp {
     }
 
     private void postSendOne(SendWr wr, int index) {
-        String problem = sendProblem(wr);
+        String problem = WorkRequestChecks.sendProblem(this, wr);
         if (problem != null) {
             throw new BadWorkRequestException(Errno.EINVAL, index, wr.wrId(), "ibv_post_send: " + problem);
         }
@@ -415,45 +415,6 @@ final class EmulatedQp extends Resource implements Qp {
         } else {
             rnic.schedule(this);
         }
-    }
-
-    /** Why a send work request cannot be posted (EINVAL), or null: the checks of rxe's post path. */
-    private String sendProblem(SendWr wr) {
-        if (closed) {
-            return "the QP was closed";
-        }
-        if (state == QpState.RESET || state == QpState.INIT || state == QpState.RTR) {
-            return "the QP is in " + state + "; sends are posted in RTS or later (IBTA 10.3.1)";
-        }
-        WrOpcode opcode = wr.opcode();
-        if (!opcode.isAllowedOn(type)) {
-            return opcode + " is not allowed on a " + type + " QP (IBTA table 38)";
-        }
-        int sges = wr.sgList().count();
-        if (sges > sq.maxSge || (sges > 0 && initAttr.cap().maxSendSge() == 0)) {
-            return sges + " SGEs, the QP takes " + initAttr.cap().maxSendSge();
-        }
-        long length = wr.sgList().totalLength();
-        if (length > DeviceLimits.MAX_MESSAGE_LENGTH) {
-            return "message of " + length + " bytes is above 2^31";
-        }
-        if (wr.has(SendFlag.INLINE)) {
-            if (opcode == WrOpcode.RDMA_READ || opcode.isAtomic()) {
-                return "INLINE makes no sense for " + opcode;
-            }
-            if (length > sq.maxInline) {
-                return length + " bytes of inline data, the QP takes " + sq.maxInline;
-            }
-        }
-        if (opcode.isAtomic() && length != 8) {
-            return "an atomic operation carries exactly 8 bytes, not " + length;
-        }
-        if (type == QpType.UD) {
-            if (!(wr.ah() instanceof EmulatedAh ah) || ah.closed || ah.pd != pd) {
-                return "a UD send needs an open address handle of the QP's protection domain";
-            }
-        }
-        return null;
     }
 
     @Override
@@ -471,12 +432,7 @@ final class EmulatedQp extends Resource implements Qp {
     }
 
     private void postRecvOne(RecvWr wr, int index) {
-        String problem = closed ? "the QP was closed"
-                : state == QpState.RESET ? "the QP is in RESET (IBTA 10.3.1: receives are posted from INIT on)"
-                : srq != null ? "the QP takes its receive WQEs from an SRQ"
-                : wr.sgList().count() > initAttr.cap().maxRecvSge()
-                        ? wr.sgList().count() + " SGEs, the QP takes " + initAttr.cap().maxRecvSge()
-                : null;
+        String problem = WorkRequestChecks.receiveProblem(this, wr);
         if (problem != null) {
             throw new BadWorkRequestException(Errno.EINVAL, index, wr.wrId(), "ibv_post_recv: " + problem);
         }

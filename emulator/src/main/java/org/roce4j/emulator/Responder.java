@@ -51,8 +51,6 @@ final class Responder {
     private static final int NO_MESSAGE = 0;
     private static final int IN_SEND = 1;
     private static final int IN_WRITE = 2;
-    /** AETH syndrome of a plain ACK: credit count 31, "no credit information" (rxe AETH_ACK_UNLIMITED). */
-    static final int ACK_UNLIMITED = 0x1F;
     static final int GRH_LENGTH = 40;
     private static final VarHandle HOST_LONG = ValueLayout.JAVA_LONG.varHandle();
 
@@ -60,6 +58,7 @@ final class Responder {
     private final Rnic rnic;
     final ReceiveCursor cursor;
     private final byte[] grh = new byte[GRH_LENGTH];
+    private final ResponsePackets out;
 
     /** The PSN expected next (rxe {@code resp.psn}). */
     int expectedPsn;
@@ -74,8 +73,6 @@ final class Responder {
     private long targetLength;
     private ReadAtomicResource[] resources = new ReadAtomicResource[0];
     private int nextResource;
-    private boolean ackPending;
-    private int ackPsn;
 
     // What the packet being processed led to.
     private int nakSyndrome;
@@ -87,6 +84,12 @@ final class Responder {
         this.qp = qp;
         this.rnic = qp.rnic;
         this.cursor = new ReceiveCursor(maxSge);
+        this.out = new ResponsePackets(qp);
+    }
+
+    /** Sends the coalesced ACK owed, if any; the duty cycle calls this. */
+    int flushPendingAck() {
+        return out.flushPendingAck(msn);
     }
 
     void startAt(int psn) {
@@ -106,7 +109,7 @@ final class Responder {
         dropMessage = false;
         sentPsnNak = false;
         target = null;
-        ackPending = false;
+        out.forget();
         msn = 0;
         for (ReadAtomicResource r : resources) {
             if (r != null) {
@@ -117,7 +120,7 @@ final class Responder {
 
     /** The QP entered the error state: the WQE being filled is flushed (IBTA 10.3.1). */
     void flushCurrent() {
-        ackPending = false;
+        out.forget();
         if (cursor.active) {
             cursor.active = false;
             qp.completeReceive(cursor.wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, 0, 0, 0, false);
@@ -146,7 +149,7 @@ final class Responder {
                 case CLEANUP -> cleanup();
                 case DUPLICATE_REQUEST -> duplicateRequest(p);
                 case ERR_PSN_OUT_OF_SEQ -> {
-                    sendAcknowledge(0x60 | NakCode.PSN_SEQUENCE_ERROR.code(), expectedPsn);
+                    out.sendAcknowledge(msn, 0x60 | NakCode.PSN_SEQUENCE_ERROR.code(), expectedPsn);
                     yield State.CLEANUP;
                 }
                 case ERR_MISSING_OPCODE_FIRST, ERR_MISSING_OPCODE_LAST, ERR_UNSUPPORTED_OPCODE,
@@ -411,7 +414,7 @@ final class Responder {
     }
 
     private State readReply(PacketInfo p) {
-        flushPendingAck();
+        out.flushPendingAck(msn);
         msn = Psn.next(msn); // IBTA C9-148: a READ counts as a message once it executes
         int packets = Opcodes.packets(targetLength, qp.mtu());
         ReadAtomicResource res = nextResource();
@@ -424,42 +427,15 @@ final class Responder {
         res.rkey = p.rethRkey();
         expectedPsn = Psn.next(res.lastPsn);
         message = NO_MESSAGE;
-        sendReadResponses(target, targetVa, targetLength, res.firstPsn, 0, packets);
+        out.sendReadResponses(msn, target, targetVa, targetLength, res.firstPsn, 0, packets);
         return State.CLEANUP;
-    }
-
-    /** Read responses {@code fromIndex..packets-1} of a READ whose first response PSN is {@code firstPsn}. */
-    private void sendReadResponses(MemoryRegion region, long va, long length, int firstPsn, int fromIndex, int packets) {
-        int mtu = qp.mtu();
-        long offset = 0;
-        for (int i = fromIndex; i < packets; i++) {
-            int payload = (int) Math.min(mtu, length - offset);
-            Position position = Opcodes.position(i, packets);
-            Opcode opcode = Opcodes.of(org.roce4j.wire.Transport.RC, switch (position) {
-                case FIRST -> org.roce4j.wire.Operation.RDMA_READ_RESPONSE_FIRST;
-                case MIDDLE -> org.roce4j.wire.Operation.RDMA_READ_RESPONSE_MIDDLE;
-                case LAST -> org.roce4j.wire.Operation.RDMA_READ_RESPONSE_LAST;
-                case ONLY -> org.roce4j.wire.Operation.RDMA_READ_RESPONSE_ONLY;
-            });
-            byte[] b = rnic.tx;
-            int bth = beginResponse(opcode, payload, Psn.add(firstPsn, i));
-            if (opcode.has(HeaderType.AETH)) {
-                writeAeth(b, bth + opcode.offsetOf(HeaderType.AETH), ACK_UNLIMITED);
-            }
-            int at = bth + opcode.headersLength();
-            if (payload > 0) {
-                MemorySegment.copy(region.segment, ValueLayout.JAVA_BYTE, region.offsetOf(va + offset), b, at, payload);
-            }
-            rnic.transmit(rnic.frameWriter.finish(b, qp.path.ipv6, at + payload, payload));
-            offset += payload;
-        }
     }
 
     private State atomicReply(PacketInfo p) {
         if ((targetVa & 7) != 0) {
             return State.ERR_MISALIGNED_ATOMIC; // IBTA 9.4.5 (C9-...): atomics are 8-byte aligned
         }
-        flushPendingAck();
+        out.flushPendingAck(msn);
         MemorySegment memory = target.segment;
         long offset = target.offsetOf(targetVa);
         long original;
@@ -479,7 +455,7 @@ final class Responder {
         res.firstPsn = p.psn();
         res.lastPsn = p.psn();
         res.originalValue = original;
-        sendAtomicAcknowledge(p.psn(), original);
+        out.sendAtomicAcknowledge(msn, p.psn(), original);
         return State.CLEANUP;
     }
 
@@ -521,11 +497,9 @@ final class Responder {
             return State.CLEANUP;
         }
         if (nakSyndrome >= 0) {
-            sendAcknowledge(nakSyndrome, p.psn());
+            out.sendAcknowledge(msn, nakSyndrome, p.psn());
         } else if (p.ackReq()) {
-            ackPending = true;
-            ackPsn = p.psn();
-            rnic.schedule(qp);
+            out.owe(p.psn());
         }
         return State.CLEANUP;
     }
@@ -545,7 +519,7 @@ final class Responder {
         OperationKind kind = p.opcode().kind();
         int psn = p.psn();
         if (kind == OperationKind.SEND || kind == OperationKind.RDMA_WRITE) {
-            sendAcknowledge(ACK_UNLIMITED, Psn.add(expectedPsn, -1));
+            out.sendAcknowledge(msn, ResponsePackets.ACK_UNLIMITED, Psn.add(expectedPsn, -1));
             return State.CLEANUP;
         }
         ReadAtomicResource res = findResource(psn, kind == OperationKind.ATOMIC);
@@ -553,7 +527,7 @@ final class Responder {
             return State.CLEANUP; // rxe: class D, the request is dropped
         }
         if (res.atomic) {
-            sendAtomicAcknowledge(psn, res.originalValue);
+            out.sendAtomicAcknowledge(msn, psn, res.originalValue);
             return State.CLEANUP;
         }
         long va = p.rethVirtualAddress();
@@ -565,8 +539,8 @@ final class Responder {
                 != MemoryRegionTable.Check.OK) {
             return State.CLEANUP;
         }
-        flushPendingAck();
-        sendReadResponses(rnic.memoryRegions.find(res.rkey), va, length, res.firstPsn,
+        out.flushPendingAck(msn);
+        out.sendReadResponses(msn, rnic.memoryRegions.find(res.rkey), va, length, res.firstPsn,
                 Psn.distance(res.firstPsn, psn), res.packets);
         return State.CLEANUP;
     }
@@ -595,7 +569,7 @@ final class Responder {
     private State receiverNotReady(PacketInfo p) {
         if (qp.type == QpType.RC) {
             // IBTA 9.7.5.2.8: RNR NAK with the QP's min_rnr_timer; the requester retries this PSN.
-            sendAcknowledge(0x20 | (qp.minRnrTimer & 0x1F), p.psn());
+            out.sendAcknowledge(msn, 0x20 | (qp.minRnrTimer & 0x1F), p.psn());
             return State.CLEANUP;
         }
         rnic.count(RnicCounter.DROPPED_NO_RECEIVE_WQE);
@@ -622,56 +596,6 @@ final class Responder {
         if (cursor.active) {
             cursor.written = 0;
         }
-    }
-
-    // ---- acknowledgements ------------------------------------------------------------------
-
-    /** Sends the coalesced ACK owed, if any; the duty cycle calls this. */
-    int flushPendingAck() {
-        if (!ackPending) {
-            return 0;
-        }
-        ackPending = false;
-        writeAcknowledge(ACK_UNLIMITED, ackPsn);
-        return 1;
-    }
-
-    /** Sends an ACK or NAK now, after any owed ACK (responses leave in PSN order). */
-    private void sendAcknowledge(int syndrome, int psn) {
-        flushPendingAck();
-        writeAcknowledge(syndrome, psn);
-    }
-
-    private void writeAcknowledge(int syndrome, int psn) {
-        int type = syndrome >>> 5 & 3;
-        rnic.count(type == 0 ? RnicCounter.ACKS_SENT : type == 1 ? RnicCounter.RNR_NAKS_SENT : RnicCounter.NAKS_SENT);
-        Opcode opcode = Opcode.RC_ACKNOWLEDGE;
-        int bth = beginResponse(opcode, 0, psn);
-        writeAeth(rnic.tx, bth + opcode.offsetOf(HeaderType.AETH), syndrome);
-        int end = bth + opcode.headersLength();
-        rnic.transmit(rnic.frameWriter.finish(rnic.tx, qp.path.ipv6, end, 0));
-    }
-
-    private void sendAtomicAcknowledge(int psn, long original) {
-        Opcode opcode = Opcode.RC_ATOMIC_ACKNOWLEDGE;
-        int bth = beginResponse(opcode, 0, psn);
-        writeAeth(rnic.tx, bth + opcode.offsetOf(HeaderType.AETH), ACK_UNLIMITED);
-        NetworkOrder.i64(rnic.tx, bth + opcode.offsetOf(HeaderType.ATOMIC_ACK_ETH), original);
-        int end = bth + opcode.headersLength();
-        rnic.transmit(rnic.frameWriter.finish(rnic.tx, qp.path.ipv6, end, 0));
-    }
-
-    private int beginResponse(Opcode opcode, int payload, int psn) {
-        NetworkPath path = qp.path;
-        int bth = rnic.frameWriter.writeNetworkHeaders(rnic.tx, path, rnic.destinationMac(path), qp.sourcePort,
-                FrameWriter.transportLength(opcode, payload));
-        FrameWriter.writeBth(rnic.tx, bth, opcode, false, payload, qp.destQpn, false, psn);
-        return bth;
-    }
-
-    private void writeAeth(byte[] b, int at, int syndrome) {
-        NetworkOrder.u8(b, at, syndrome);
-        NetworkOrder.u24(b, at + 1, msn);
     }
 
     // ---- read/atomic resources -------------------------------------------------------------
