@@ -32,12 +32,24 @@ final class TwoNodes implements AutoCloseable {
     static final EnumSet<AccessFlag> ALL_ACCESS = EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE,
             AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC);
 
-    final Fabric fabric = Fabric.deterministic();
-    final SoftRnic rnicA = node("rxe0", "02:00:00:00:00:01", "10.0.0.1");
-    final SoftRnic rnicB = node("rxe1", "02:00:00:00:00:02", "10.0.0.2");
+    final Fabric fabric;
+    final SoftRnic rnicA;
+    final SoftRnic rnicB;
     final Arena arena = Arena.ofShared();
-    final Side a = new Side(rnicA);
-    final Side b = new Side(rnicB);
+    final Side a;
+    final Side b;
+
+    TwoNodes() {
+        this(Fabric.deterministic());
+    }
+
+    TwoNodes(Fabric fabric) {
+        this.fabric = fabric;
+        rnicA = node("rxe0", "02:00:00:00:00:01", "10.0.0.1");
+        rnicB = node("rxe1", "02:00:00:00:00:02", "10.0.0.2");
+        a = new Side(rnicA);
+        b = new Side(rnicB);
+    }
 
     final class Side {
         final SoftRnic rnic;
