@@ -1,0 +1,324 @@
+package org.roce4j.emulator;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
+import org.roce4j.verbs.WcStatus;
+import org.roce4j.verbs.WrOpcode;
+import org.roce4j.wire.AethSyndrome;
+import org.roce4j.wire.OperationKind;
+import org.roce4j.wire.PacketInfo;
+import org.roce4j.wire.Position;
+import org.roce4j.wire.Psn;
+
+/**
+ * A QP's completer, after rxe's {@code rxe_comp.c}: processes ACKs, NAKs, RDMA READ responses and
+ * atomic acknowledgements, and retires send WQEs strictly in posting order.
+ *
+ * <ul>
+ *   <li>An ACK for PSN p acknowledges every packet up to p (IBTA 9.7.5.1: ACKs are cumulative);
+ *       a READ or atomic whose response is still missing behind it means responses were lost,
+ *       and the requester goes back to it (rxe COMPST_ERROR_RETRY).</li>
+ *   <li>A NAK acknowledges everything before its PSN; a sequence NAK sends the requester back to
+ *       that PSN, an RNR NAK does so after the responder's RNR timer (IBTA 9.7.5.2.8); error NAKs
+ *       fail the WQE holding the PSN: invalid request → REM_INV_REQ_ERR, remote access →
+ *       REM_ACCESS_ERR, remote operational → REM_OP_ERR (IBTA table 44, rxe {@code check_ack}).</li>
+ *   <li>READ responses carry the data into the WQE's SGEs, in PSN order; the atomic ACK's
+ *       original value lands in its 8-byte SGE in host byte order, as hardware writes it.</li>
+ *   <li>Retiring: completions for signaled (or sq_sig_all) successes and for every error; the
+ *       first error moves the QP to the error state, which flushes the rest.</li>
+ * </ul>
+ */
+final class Completer {
+    private static final VarHandle HOST_ORDER_LONG =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
+
+    private final EmulatedQp qp;
+    private final Rnic rnic;
+    private final SendQueue sq;
+    private final byte[] atomicResult = new byte[8];
+
+    /** The oldest PSN not yet acknowledged (rxe {@code comp.psn}). */
+    int expectedPsn;
+    private int retriesLeft;
+    private int rnrRetriesLeft;
+    private long rnrRetryAt = Long.MAX_VALUE;
+    private int rnrPsn;
+
+    Completer(EmulatedQp qp) {
+        this.qp = qp;
+        this.rnic = qp.rnic;
+        this.sq = qp.sq;
+    }
+
+    void startAt(int psn) {
+        expectedPsn = psn;
+    }
+
+    void reset() {
+        clearTimers();
+        resetRetryCounters();
+    }
+
+    void resetRetryCounters() {
+        retriesLeft = qp.retryCnt;
+        rnrRetriesLeft = qp.rnrRetry;
+    }
+
+    void clearTimers() {
+        rnrRetryAt = Long.MAX_VALUE;
+    }
+
+    boolean isWaitingForRnrRetry() {
+        return rnrRetryAt != Long.MAX_VALUE;
+    }
+
+    long deadlineNanos() {
+        return rnrRetryAt;
+    }
+
+    /** The RNR timer ran out: resend from the PSN the responder refused. */
+    void onTimer(long nowNanos) {
+        if (rnrRetryAt != Long.MAX_VALUE && nowNanos >= rnrRetryAt) {
+            rnrRetryAt = Long.MAX_VALUE;
+            qp.requester.rewindTo(rnrPsn);
+        }
+    }
+
+    void onResponse(PacketInfo packet, long nowNanos) {
+        int psn = packet.psn();
+        // Only PSNs sent and not yet acknowledged can be answered; anything else is stale (rxe check_psn).
+        if (Psn.compare(psn, expectedPsn) < 0 || Psn.compare(psn, qp.requester.psn) >= 0) {
+            rnic.count(RnicCounter.DROPPED_STALE_RESPONSE);
+            return;
+        }
+        OperationKind kind = packet.opcode().kind();
+        switch (kind) {
+            case ACKNOWLEDGE -> onAcknowledge(packet, psn, nowNanos);
+            case RDMA_READ_RESPONSE -> onReadResponse(packet, psn);
+            case ATOMIC_ACKNOWLEDGE -> onAtomicAcknowledge(packet, psn);
+            default -> rnic.count(RnicCounter.DROPPED_STALE_RESPONSE);
+        }
+        retire();
+        rnic.schedule(qp);
+    }
+
+    private void onAcknowledge(PacketInfo packet, int psn, long nowNanos) {
+        int syndrome = packet.aethSyndrome();
+        switch (AethSyndrome.decode(syndrome)) {
+            case AethSyndrome.Ack ack -> {
+                if (acknowledgeThrough(psn)) {
+                    resetRetryCounters();
+                }
+            }
+            case AethSyndrome.RnrNak rnr -> {
+                rnic.count(RnicCounter.RNR_NAKS_RECEIVED);
+                if (!acknowledgeThrough(Psn.add(psn, -1))) {
+                    return;
+                }
+                if (rnrRetriesLeft == 0) {
+                    failAt(psn, WcStatus.RNR_RETRY_EXC_ERR);
+                    return;
+                }
+                if (qp.rnrRetry != 7) { // IBTA 9.7.5.2.8: 7 means retry forever
+                    rnrRetriesLeft--;
+                }
+                rnrPsn = psn;
+                rnrRetryAt = nowNanos + AethSyndrome.RnrNak.delayNanosOf(rnr.timerCode());
+                rnic.timerChanged(qp);
+            }
+            case AethSyndrome.Nak nak -> {
+                rnic.count(RnicCounter.NAKS_RECEIVED);
+                if (!acknowledgeThrough(Psn.add(psn, -1))) {
+                    return;
+                }
+                switch (nak.value()) {
+                    case 0 -> {
+                        // PSN sequence error: go back and resend from there; during an RNR wait the
+                        // packets after the refused one are out of sequence anyway, and the RNR
+                        // retry resends them.
+                        if (!isWaitingForRnrRetry()) {
+                            retry(psn);
+                        }
+                    }
+                    case 1 -> failAt(psn, WcStatus.REM_INV_REQ_ERR);
+                    case 2 -> failAt(psn, WcStatus.REM_ACCESS_ERR);
+                    default -> failAt(psn, WcStatus.REM_OP_ERR);
+                }
+            }
+            case AethSyndrome.Reserved reserved -> rnic.count(RnicCounter.DROPPED_STALE_RESPONSE);
+        }
+    }
+
+    /**
+     * Everything up to and including {@code psn} arrived. WQEs wholly covered are done, except READs
+     * and atomics, which need their response: if one is covered without it, its responses were lost
+     * and the requester goes back (returns false).
+     */
+    private boolean acknowledgeThrough(int psn) {
+        if (Psn.compare(psn, expectedPsn) < 0) {
+            return true;
+        }
+        for (long seq = sq.retired; seq != sq.posted; seq++) {
+            SendWqe wqe = sq.at(seq);
+            if (wqe.state == SendWqe.DONE || wqe.state == SendWqe.FAILED) {
+                continue;
+            }
+            if (!wqe.started || Psn.compare(wqe.lastPsn, psn) > 0) {
+                break;
+            }
+            if (wqe.needsResponseData()) {
+                retry(Psn.compare(wqe.firstPsn, expectedPsn) >= 0 ? wqe.firstPsn : expectedPsn);
+                return false;
+            }
+            wqe.state = SendWqe.DONE;
+        }
+        expectedPsn = Psn.next(psn);
+        return true;
+    }
+
+    private void onReadResponse(PacketInfo packet, int psn) {
+        SendWqe wqe = outstandingHolding(psn);
+        if (wqe == null || wqe.opcode != WrOpcode.RDMA_READ || !acknowledgeThrough(Psn.add(wqe.firstPsn, -1))) {
+            rnic.count(RnicCounter.DROPPED_STALE_RESPONSE);
+            return;
+        }
+        if (psn != expectedPsn) {
+            // A response is missing before this one (IBTA 9.7.5.1.5): ask again from the gap.
+            retry(expectedPsn);
+            return;
+        }
+        int index = Psn.distance(wqe.firstPsn, psn);
+        int mtu = qp.mtu();
+        long offset = (long) index * mtu;
+        long expectedLength = Math.min(mtu, wqe.length - offset);
+        Position position = packet.opcode().position();
+        if (position != Opcodes.position(index, wqe.packets) || packet.payloadLength() != expectedLength) {
+            fail(wqe, WcStatus.BAD_RESP_ERR); // rxe check_ack: a response that does not fit the request
+            return;
+        }
+        long seq = sequenceOf(wqe);
+        if (expectedLength > 0) {
+            int result = SgeCopy.scatter(rnic.memoryRegions, qp.pd, sq.sgeAddress, sq.sgeLength, sq.sgeLkey,
+                    sq.sgeBase(seq), wqe.numSge, offset, packet.buffer(), packet.payloadOffset(), (int) expectedLength);
+            if (result != SgeCopy.OK) {
+                fail(wqe, result == SgeCopy.TOO_LONG ? WcStatus.LOC_LEN_ERR : WcStatus.LOC_PROT_ERR);
+                return;
+            }
+        }
+        expectedPsn = Psn.next(psn);
+        if (psn == wqe.lastPsn) {
+            finishReadOrAtomic(wqe);
+        }
+    }
+
+    private void onAtomicAcknowledge(PacketInfo packet, int psn) {
+        SendWqe wqe = outstandingHolding(psn);
+        if (wqe == null || !wqe.opcode.isAtomic() || !acknowledgeThrough(Psn.add(psn, -1))) {
+            rnic.count(RnicCounter.DROPPED_STALE_RESPONSE);
+            return;
+        }
+        if ((packet.aethSyndrome() & 0x60) != 0) {
+            fail(wqe, WcStatus.BAD_RESP_ERR);
+            return;
+        }
+        // The original value travels big-endian; it lands in host memory as the 64-bit number it is.
+        long original = packet.atomicOriginalData();
+        HOST_ORDER_LONG.set(atomicResult, 0, original);
+        long seq = sequenceOf(wqe);
+        int result = SgeCopy.scatter(rnic.memoryRegions, qp.pd, sq.sgeAddress, sq.sgeLength, sq.sgeLkey,
+                sq.sgeBase(seq), wqe.numSge, 0, atomicResult, 0, 8);
+        if (result != SgeCopy.OK) {
+            fail(wqe, WcStatus.LOC_PROT_ERR);
+            return;
+        }
+        expectedPsn = Psn.next(psn);
+        finishReadOrAtomic(wqe);
+    }
+
+    private void finishReadOrAtomic(SendWqe wqe) {
+        wqe.state = SendWqe.DONE;
+        qp.requester.readAtomicInFlight--;
+        resetRetryCounters();
+    }
+
+    /** The started, unfinished WQE whose PSN range holds {@code psn}, or null. */
+    private SendWqe outstandingHolding(int psn) {
+        for (long seq = sq.retired; seq != sq.posted; seq++) {
+            SendWqe wqe = sq.at(seq);
+            if (!wqe.started) {
+                return null;
+            }
+            if (wqe.state == SendWqe.PENDING && Psn.compare(psn, wqe.firstPsn) >= 0
+                    && Psn.compare(psn, wqe.lastPsn) <= 0) {
+                return wqe;
+            }
+        }
+        return null;
+    }
+
+    private long sequenceOf(SendWqe wqe) {
+        for (long seq = sq.retired; seq != sq.posted; seq++) {
+            if (sq.at(seq) == wqe) {
+                return seq;
+            }
+        }
+        throw new IllegalStateException("WQE not in the send queue");
+    }
+
+    /** Resend from {@code psn}, counting against retry_cnt (7 = forever); past it, RETRY_EXC_ERR. */
+    private void retry(int psn) {
+        if (retriesLeft == 0) {
+            failAt(psn, WcStatus.RETRY_EXC_ERR);
+            return;
+        }
+        if (qp.retryCnt != 7) {
+            retriesLeft--;
+        }
+        qp.requester.rewindTo(psn);
+    }
+
+    /** An error NAK: the WQE holding the PSN fails (or the oldest outstanding one, if none holds it). */
+    private void failAt(int psn, WcStatus status) {
+        SendWqe wqe = outstandingHolding(psn);
+        if (wqe == null) {
+            for (long seq = sq.retired; seq != sq.posted && wqe == null; seq++) {
+                SendWqe candidate = sq.at(seq);
+                if (candidate.started && candidate.state == SendWqe.PENDING) {
+                    wqe = candidate;
+                }
+            }
+        }
+        if (wqe != null) {
+            fail(wqe, status);
+        }
+    }
+
+    private void fail(SendWqe wqe, WcStatus status) {
+        wqe.state = SendWqe.FAILED;
+        wqe.status = status;
+    }
+
+    /**
+     * Completes finished WQEs in posting order (IBTA 10.8.6: completions are returned in order).
+     * The first failed one completes with its status and moves the QP to error, flushing the rest.
+     */
+    void retire() {
+        while (sq.retired != sq.posted) {
+            SendWqe wqe = sq.at(sq.retired);
+            if (wqe.state == SendWqe.DONE) {
+                sq.retired++;
+                qp.completeSend(wqe, WcStatus.SUCCESS);
+            } else if (wqe.state == SendWqe.FAILED) {
+                sq.retired++;
+                qp.completeSend(wqe, wqe.status);
+                qp.enterError();
+                return;
+            } else {
+                break;
+            }
+        }
+        qp.requester.checkDrained();
+    }
+}

@@ -1,0 +1,293 @@
+package org.roce4j.emulator;
+
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.Supplier;
+
+import org.roce4j.emulator.fabric.Agent;
+import org.roce4j.emulator.fabric.Clock;
+import org.roce4j.emulator.fabric.Fabric;
+import org.roce4j.emulator.fabric.FabricPort;
+import org.roce4j.emulator.fabric.FrameReceiver;
+import org.roce4j.emulator.fabric.RunLimitExceededException;
+import org.roce4j.verbs.DeviceAttr;
+import org.roce4j.verbs.Errno;
+import org.roce4j.verbs.Gid;
+import org.roce4j.verbs.Mtu;
+import org.roce4j.verbs.PortAttr;
+import org.roce4j.verbs.VerbsException;
+import org.roce4j.wire.DropReason;
+import org.roce4j.wire.MacAddress;
+import org.roce4j.wire.PacketInfo;
+import org.roce4j.wire.Transport;
+
+/**
+ * One emulated RNIC: its port on the fabric, GID table, memory regions and queue pairs, and the
+ * duty cycle that moves their work. Frames arrive through {@link #onFrame} (parsed once into a
+ * reused {@link PacketInfo}, like rxe's {@code rxe_rcv}) and are handed to the destination QP's
+ * responder or completer at once; requesters run from {@link #doWork}. Both run under the fabric
+ * lock, so nothing here needs locks of its own; API calls take the same lock with {@link #call}.
+ */
+final class Rnic implements Agent, FrameReceiver {
+    /** rxe numbers user QPs from 17 upwards (QP 0 and 1 are the special QPs, 2..16 unused). */
+    static final int FIRST_QPN = 17;
+    /** Packets one QP's requester may send per duty cycle before the next QP gets its turn. */
+    static final int PACKETS_PER_TURN = 16;
+
+    final String name;
+    final MacAddress mac;
+    final GidTable gids;
+    final Mtu activeMtu;
+    final Fabric fabric;
+    final Clock clock;
+    final long nodeGuid;
+    final DeviceAttr deviceAttr;
+    final PortAttr portAttr;
+    final MemoryRegionTable memoryRegions = new MemoryRegionTable(DeviceLimits.MAX_MR);
+    final EmulatedDevice device;
+    final FrameWriter frameWriter;
+    /** The transmit buffer every frame is built in; the fabric copies on transmit. */
+    final byte[] tx = new byte[Fabric.MAX_FRAME_LENGTH];
+    private final PacketInfo rx = new PacketInfo();
+    private final NeighborTable neighbors;
+    private final FabricPort port;
+    private final long[] counters = new long[RnicCounter.values().length];
+    private final long[] decodeDrops = new long[DropReason.values().length];
+    private final int ipv4;
+    private final byte[] ipv6;
+
+    private EmulatedQp[] qps = new EmulatedQp[8];
+    private int liveQps;
+    private int nextQpIndex;
+    private final ArrayDeque<EmulatedQp> runQueue = new ArrayDeque<>();
+    private final List<EmulatedQp> timedQps = new ArrayList<>();
+
+    Rnic(Fabric fabric, String name, MacAddress mac, Inet4Address ipv4, Inet6Address ipv6, Mtu activeMtu) {
+        this.name = name;
+        this.mac = mac;
+        this.fabric = fabric;
+        this.clock = fabric.clock();
+        this.activeMtu = activeMtu;
+        this.gids = new GidTable(mac, ipv4, ipv6);
+        this.nodeGuid = GidTable.eui64(mac);
+        this.deviceAttr = DeviceLimits.deviceAttr(nodeGuid);
+        this.portAttr = DeviceLimits.portAttr(activeMtu);
+        this.frameWriter = new FrameWriter(mac.value());
+        byte[] v4 = ipv4.getAddress();
+        this.ipv4 = NetworkOrder.i32(v4, 0);
+        this.ipv6 = ipv6 == null ? null : ipv6.getAddress();
+        this.device = new EmulatedDevice(this);
+        this.neighbors = NeighborTable.of(fabric);
+        for (Gid gid : gids.all()) {
+            neighbors.add(gid, mac.value());
+        }
+        this.port = fabric.attach(mac, this);
+        fabric.addAgent(this);
+    }
+
+    // ---- API calls: the fabric lock, and deterministic progress --------------------------
+
+    <T> T call(Supplier<T> action) {
+        return fabric.locked(action);
+    }
+
+    void run(Runnable action) {
+        fabric.locked(action);
+    }
+
+    /**
+     * Before an API call looks for results: a deterministic fabric runs until nothing is pending
+     * (from inside the fabric's own dispatch this does nothing); a threaded one is only woken.
+     * A fabric that cannot become idle — a QP retrying RNR forever (rnr_retry 7, IBTA C9-141) —
+     * is run to the fabric's limits, and then the call looks anyway: retrying is not an error.
+     */
+    void drive() {
+        if (fabric.isDeterministic()) {
+            try {
+                fabric.runUntilIdle();
+            } catch (RunLimitExceededException stillBusy) {
+                // Nothing is lost: the retries go on at the next call.
+            }
+        }
+    }
+
+    /** After an API call gave the RNIC work: the threaded event loop should look soon. */
+    void wakeUp() {
+        fabric.wakeUp();
+    }
+
+    boolean isDeterministic() {
+        return fabric.isDeterministic();
+    }
+
+    // ---- queue pairs ---------------------------------------------------------------------
+
+    int allocateQpn(EmulatedQp qp) {
+        if (liveQps >= DeviceLimits.MAX_QP) {
+            throw new VerbsException(Errno.ENOMEM, "ibv_create_qp: the device's " + DeviceLimits.MAX_QP + " QPs are in use");
+        }
+        // Cyclic allocation (as rxe's pool): a closed QP's number is not reused at once, so late
+        // packets for it are dropped rather than delivered to a stranger.
+        int index = nextQpIndex;
+        while (index < qps.length && qps[index] != null) {
+            index++;
+        }
+        if (index >= qps.length) {
+            int free = firstFreeIndex();
+            if (free >= 0 && qps.length >= 4096) {
+                index = free;
+            } else {
+                qps = Arrays.copyOf(qps, qps.length * 2);
+            }
+        }
+        qps[index] = qp;
+        nextQpIndex = index + 1;
+        liveQps++;
+        return FIRST_QPN + index;
+    }
+
+    private int firstFreeIndex() {
+        for (int i = 0; i < qps.length; i++) {
+            if (qps[i] == null) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    void releaseQpn(int qpn) {
+        int index = qpn - FIRST_QPN;
+        if (index >= 0 && index < qps.length && qps[index] != null) {
+            qps[index] = null;
+            liveQps--;
+        }
+        timedQps.removeIf(q -> q.qpNum() == qpn);
+    }
+
+    EmulatedQp qp(int qpn) {
+        int index = qpn - FIRST_QPN;
+        return index >= 0 && index < qps.length ? qps[index] : null;
+    }
+
+    /** Puts a QP on the run queue; its {@link EmulatedQp#doWork} runs in the next duty cycle. */
+    void schedule(EmulatedQp qp) {
+        if (!qp.scheduled) {
+            qp.scheduled = true;
+            runQueue.addLast(qp);
+        }
+    }
+
+    /** A QP armed or cleared a timer; {@link #nextDeadlineNanos} looks at the QPs listed here. */
+    void timerChanged(EmulatedQp qp) {
+        if (qp.deadlineNanos() != Long.MAX_VALUE) {
+            if (!timedQps.contains(qp)) {
+                timedQps.add(qp);
+            }
+        } else {
+            timedQps.remove(qp);
+        }
+    }
+
+    // ---- the duty cycle --------------------------------------------------------------------
+
+    @Override
+    public int doWork(long nowNanos) {
+        int work = 0;
+        for (int i = timedQps.size() - 1; i >= 0; i--) {
+            EmulatedQp qp = timedQps.get(i);
+            if (qp.deadlineNanos() <= nowNanos) {
+                timedQps.remove(i);
+                qp.onTimer(nowNanos);
+                work++;
+            }
+        }
+        for (int n = runQueue.size(); n > 0; n--) {
+            EmulatedQp qp = runQueue.pollFirst();
+            qp.scheduled = false;
+            work += qp.doWork(nowNanos);
+        }
+        return work;
+    }
+
+    @Override
+    public long nextDeadlineNanos() {
+        long earliest = runQueue.isEmpty() ? Long.MAX_VALUE : clock.nanoTime();
+        for (EmulatedQp qp : timedQps) {
+            earliest = Math.min(earliest, qp.deadlineNanos());
+        }
+        return earliest;
+    }
+
+    @Override
+    public void onFrame(byte[] frame, int offset, int length, long nowNanos) {
+        count(RnicCounter.FRAMES_RECEIVED);
+        PacketInfo packet = rx;
+        if (!packet.parseFrame(frame, offset, length)) {
+            count(RnicCounter.DROPPED_MALFORMED);
+            decodeDrops[packet.dropReason().ordinal()]++;
+            return;
+        }
+        if (!isAddressedToUs(packet)) {
+            count(RnicCounter.DROPPED_NOT_OUR_GID);
+            return;
+        }
+        if (packet.opcode().transport() == Transport.CNP) {
+            count(RnicCounter.DROPPED_WRONG_TRANSPORT);
+            return;
+        }
+        EmulatedQp qp = qp(packet.destQp());
+        if (qp == null) {
+            count(RnicCounter.DROPPED_UNKNOWN_QP);
+            return;
+        }
+        qp.receive(packet, nowNanos);
+    }
+
+    /** rxe_recv.c {@code rxe_chk_dgid}: the destination IP must be one of the port's GIDs. */
+    private boolean isAddressedToUs(PacketInfo packet) {
+        byte[] b = packet.buffer();
+        if (packet.ipVersion() == 4) {
+            return NetworkOrder.i32(b, packet.ipOffset() + 16) == ipv4;
+        }
+        int dst = packet.ipOffset() + 24;
+        if (NetworkOrder.i64(b, dst) == 0xfe80_0000_0000_0000L && NetworkOrder.i64(b, dst + 8) == nodeGuid) {
+            return true;
+        }
+        return ipv6 != null && Arrays.equals(b, dst, dst + 16, ipv6, 0, 16);
+    }
+
+    /** Sends the frame built in {@link #tx}. */
+    void transmit(int length) {
+        count(RnicCounter.FRAMES_SENT);
+        port.transmit(tx, 0, length);
+    }
+
+    /** The MAC to send to for a path, resolving it on first use; broadcast when nobody has the GID. */
+    long destinationMac(NetworkPath path) {
+        if (path.destinationMac < 0) {
+            path.destinationMac = neighbors.lookup(path.destinationGid);
+            if (path.destinationMac < 0) {
+                return 0xFFFF_FFFF_FFFFL;
+            }
+        }
+        return path.destinationMac;
+    }
+
+    // ---- counters --------------------------------------------------------------------------
+
+    void count(RnicCounter counter) {
+        counters[counter.ordinal()]++;
+    }
+
+    long counter(RnicCounter counter) {
+        return counters[counter.ordinal()];
+    }
+
+    long dropped(DropReason reason) {
+        return decodeDrops[reason.ordinal()];
+    }
+}

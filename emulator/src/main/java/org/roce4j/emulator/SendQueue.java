@@ -1,0 +1,118 @@
+package org.roce4j.emulator;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+import org.roce4j.verbs.ScatterGatherList;
+import org.roce4j.verbs.SendFlag;
+import org.roce4j.verbs.SendWr;
+
+/**
+ * A QP's send queue: a ring of {@link SendWqe} slots reused forever, their SGEs in flat arrays and
+ * inline data in one byte array, so posting copies fields and allocates nothing. Three counters run
+ * through it: {@link #posted} (producer), the requester's position, and {@link #retired} (what the
+ * completer has completed, the consumer).
+ */
+final class SendQueue {
+    final int capacity;
+    final int maxSge;
+    final int maxInline;
+    private final SendWqe[] slots;
+    final long[] sgeAddress;
+    final int[] sgeLength;
+    final int[] sgeLkey;
+    private final byte[] inlineData;
+    long posted;
+    long retired;
+
+    SendQueue(int capacity, int maxSge, int maxInline) {
+        this.capacity = capacity;
+        this.maxSge = Math.max(maxSge, 1);
+        this.maxInline = maxInline;
+        this.slots = new SendWqe[capacity];
+        for (int i = 0; i < capacity; i++) {
+            slots[i] = new SendWqe();
+        }
+        this.sgeAddress = new long[capacity * this.maxSge];
+        this.sgeLength = new int[capacity * this.maxSge];
+        this.sgeLkey = new int[capacity * this.maxSge];
+        this.inlineData = maxInline > 0 ? new byte[capacity * maxInline] : null;
+    }
+
+    int slotOf(long sequence) {
+        return (int) Long.remainderUnsigned(sequence, capacity);
+    }
+
+    SendWqe at(long sequence) {
+        return slots[slotOf(sequence)];
+    }
+
+    /** Index of a WQE's first SGE in the flat arrays. */
+    int sgeBase(long sequence) {
+        return slotOf(sequence) * maxSge;
+    }
+
+    int inlineBase(long sequence) {
+        return slotOf(sequence) * maxInline;
+    }
+
+    byte[] inlineData() {
+        return inlineData;
+    }
+
+    int outstanding() {
+        return (int) (posted - retired);
+    }
+
+    boolean isFull() {
+        return posted - retired >= capacity;
+    }
+
+    /** Copies a checked work request into the next slot; returns its sequence number. */
+    long post(SendWr wr, NetworkPath udPath) {
+        long sequence = posted;
+        SendWqe wqe = at(sequence);
+        ScatterGatherList sgl = wr.sgList();
+        wqe.wrId = wr.wrId();
+        wqe.opcode = wr.opcode();
+        wqe.flags = wr.sendFlags();
+        wqe.numSge = sgl.count();
+        wqe.length = sgl.totalLength();
+        wqe.inline = wr.has(SendFlag.INLINE);
+        wqe.immData = wr.immData();
+        wqe.invalidateRkey = wr.invalidateRkey();
+        wqe.remoteAddr = wr.remoteAddr();
+        wqe.rkey = wr.rkey();
+        wqe.compareAdd = wr.compareAdd();
+        wqe.swap = wr.swap();
+        wqe.udPath = udPath;
+        wqe.remoteQpn = wr.remoteQpn();
+        wqe.remoteQkey = wr.remoteQkey();
+        wqe.state = SendWqe.POSTED;
+        wqe.started = false;
+        wqe.status = null;
+        int base = sgeBase(sequence);
+        for (int i = 0; i < wqe.numSge; i++) {
+            sgeAddress[base + i] = sgl.address(i);
+            sgeLength[base + i] = sgl.length(i);
+            sgeLkey[base + i] = sgl.lkey(i);
+        }
+        if (wqe.inline) {
+            // IBV_SEND_INLINE: the data is copied now; the lkeys are not checked.
+            int at = inlineBase(sequence);
+            for (int i = 0; i < wqe.numSge; i++) {
+                int len = sgl.length(i);
+                MemorySegment source = MemorySegment.ofAddress(sgl.address(i)).reinterpret(len);
+                MemorySegment.copy(source, ValueLayout.JAVA_BYTE, 0, inlineData, at, len);
+                at += len;
+            }
+        }
+        posted++;
+        return sequence;
+    }
+
+    /** Drops every WQE (RESET, or a QP being destroyed). */
+    void clear() {
+        retired = posted;
+    }
+}

@@ -1,0 +1,155 @@
+package org.roce4j.emulator;
+
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Objects;
+
+import org.roce4j.emulator.fabric.Fabric;
+import org.roce4j.verbs.Device;
+import org.roce4j.verbs.Mtu;
+import org.roce4j.wire.DropReason;
+import org.roce4j.wire.MacAddress;
+
+/**
+ * An emulated RoCEv2 RNIC attached to a {@link Fabric}: the entry point for programs and tests that
+ * build their own fabric (with a pcap tap, link delay, faults, several nodes).
+ *
+ * <pre>{@code
+ * Fabric fabric = Fabric.deterministic();
+ * fabric.tap(Path.of("demo.pcap"));
+ * SoftRnic a = SoftRnic.attach(fabric, "rxe0", MacAddress.parse("02:00:00:00:00:01"),
+ *         (Inet4Address) InetAddress.getByName("10.0.0.1"));
+ * SoftRnic b = SoftRnic.attach(fabric, "rxe1", MacAddress.parse("02:00:00:00:00:02"),
+ *         (Inet4Address) InetAddress.getByName("10.0.0.2"));
+ * try (Context ctx = a.device().open()) { ... }
+ * }</pre>
+ *
+ * <p>The node has one port (port 1) whose GID table is filled as Linux fills a Soft-RoCE port's:
+ * GID 0 is {@code fe80::} with the MAC's modified EUI-64, GID 1 the IPv4 address as
+ * {@code ::ffff:a.b.c.d}, GID 2 the IPv6 address when one is given. Frames to other nodes of the
+ * same fabric find their MAC by GID, as ARP would.
+ *
+ * <p>Progress: on a {@linkplain Fabric#deterministic() deterministic} fabric nothing happens until
+ * someone drives it; {@code Cq.poll}, {@code CompChannel.getCqEvent} and {@code Context}'s async
+ * event calls run the fabric until idle before they look. On a {@linkplain Fabric#threaded() threaded}
+ * fabric the event loop does the work and API calls take the fabric lock.
+ */
+public final class SoftRnic {
+    /** The active MTU of a Soft-RoCE port on a 1500-byte Ethernet netdev (1500 - rxe's 80 header bytes → 1024). */
+    public static final Mtu DEFAULT_ACTIVE_MTU = Mtu.MTU_1024;
+
+    private final Rnic rnic;
+
+    private SoftRnic(Rnic rnic) {
+        this.rnic = rnic;
+    }
+
+    /** Attaches a node with an IPv4 address and the default active MTU (1024). */
+    public static SoftRnic attach(Fabric fabric, String name, MacAddress mac, Inet4Address ipv4) {
+        return builder(fabric).name(name).mac(mac).ipv4(ipv4).attach();
+    }
+
+    /** A builder for the less common settings: an IPv6 address, another active MTU. */
+    public static Builder builder(Fabric fabric) {
+        return new Builder(fabric);
+    }
+
+    /** The node's RDMA device, as {@code ibv_get_device_list} would list it. */
+    public Device device() {
+        return rnic.device;
+    }
+
+    /** The RNIC itself, for tests of internals. */
+    Rnic rnic() {
+        return rnic;
+    }
+
+    public String name() {
+        return rnic.name;
+    }
+
+    public MacAddress mac() {
+        return rnic.mac;
+    }
+
+    public Fabric fabric() {
+        return rnic.fabric;
+    }
+
+    /** One counter of the node's datapath. */
+    public long counter(RnicCounter counter) {
+        return rnic.call(() -> rnic.counter(counter));
+    }
+
+    /** Every counter, in {@link RnicCounter} order. */
+    public Map<RnicCounter, Long> counters() {
+        return rnic.call(() -> {
+            Map<RnicCounter, Long> all = new EnumMap<>(RnicCounter.class);
+            for (RnicCounter c : RnicCounter.values()) {
+                all.put(c, rnic.counter(c));
+            }
+            return all;
+        });
+    }
+
+    /** Frames received that did not parse as RoCEv2 (or failed the ICRC), for one reason. */
+    public long dropped(DropReason reason) {
+        return rnic.call(() -> rnic.dropped(reason));
+    }
+
+    @Override
+    public String toString() {
+        return "SoftRnic[" + rnic.name + ", " + rnic.mac + ", " + rnic.gids.all() + "]";
+    }
+
+    /** Settings of a node to attach. */
+    public static final class Builder {
+        private final Fabric fabric;
+        private String name;
+        private MacAddress mac;
+        private Inet4Address ipv4;
+        private Inet6Address ipv6;
+        private Mtu activeMtu = DEFAULT_ACTIVE_MTU;
+
+        private Builder(Fabric fabric) {
+            this.fabric = Objects.requireNonNull(fabric, "fabric");
+        }
+
+        /** The device name, e.g. {@code rxe0}. */
+        public Builder name(String deviceName) {
+            this.name = deviceName;
+            return this;
+        }
+
+        public Builder mac(MacAddress address) {
+            this.mac = address;
+            return this;
+        }
+
+        public Builder ipv4(Inet4Address address) {
+            this.ipv4 = address;
+            return this;
+        }
+
+        /** An optional global IPv6 address: GID 2. */
+        public Builder ipv6(Inet6Address address) {
+            this.ipv6 = address;
+            return this;
+        }
+
+        /** The port's active MTU: the largest path MTU UD uses (RC/UC use their QP's path MTU). */
+        public Builder activeMtu(Mtu mtu) {
+            this.activeMtu = Objects.requireNonNull(mtu, "mtu");
+            return this;
+        }
+
+        public SoftRnic attach() {
+            Objects.requireNonNull(name, "name");
+            Objects.requireNonNull(mac, "mac");
+            Objects.requireNonNull(ipv4, "ipv4");
+            return new SoftRnic(new Rnic(fabric, name, mac, ipv4, ipv6, activeMtu));
+        }
+    }
+}

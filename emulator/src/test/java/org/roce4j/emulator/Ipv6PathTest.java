@@ -1,0 +1,70 @@
+package org.roce4j.emulator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.List;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.roce4j.verbs.Ah;
+import org.roce4j.verbs.AhAttr;
+import org.roce4j.verbs.Mtu;
+import org.roce4j.verbs.Qp;
+import org.roce4j.verbs.QpAttr;
+import org.roce4j.verbs.QpState;
+import org.roce4j.verbs.QpType;
+import org.roce4j.verbs.RecvWr;
+import org.roce4j.verbs.SendWr;
+import org.roce4j.verbs.WcStatus;
+import org.roce4j.verbs.WorkCompletion;
+import org.roce4j.wire.Ipv6Header;
+import org.roce4j.wire.RoceFrame;
+
+/** GID 0 (fe80:: from the MAC) as the source GID: RoCEv2 over IPv6, with the UDP checksum IPv6 requires. */
+class Ipv6PathTest {
+
+    @Test
+    @DisplayName("RC over IPv6 link-local GIDs; UD's GRH is the 40-byte IPv6 header")
+    void rcAndUdOverIpv6() {
+        List<RoceFrame> frames;
+        try (TwoNodes nodes = new TwoNodes()) {
+            CapturedFrames capture = new CapturedFrames(nodes.fabric);
+            var a = nodes.a;
+            var b = nodes.b;
+            Qp qa = a.createQp(QpType.RC, 4);
+            Qp qb = b.createQp(QpType.RC, 4);
+            connectOverGid0(qa, qb.qpNum(), b.context.queryGid(1, 0));
+            connectOverGid0(qb, qa.qpNum(), a.context.queryGid(1, 0));
+            a.memory.set(ValueLayout.JAVA_LONG, 0, 0x0102030405060708L);
+            qb.postRecv(RecvWr.of(1, b.mr, 0, 64));
+            qa.postSend(SendWr.send(1, a.mr, 0, 8));
+            assertThat(a.pollAll()).extracting(WorkCompletion::status).containsExactly(WcStatus.SUCCESS);
+            assertThat(b.pollAll()).extracting(WorkCompletion::byteLen).containsExactly(8);
+            assertThat(b.memory.get(ValueLayout.JAVA_LONG, 0)).isEqualTo(0x0102030405060708L);
+
+            Qp[] ud = nodes.connectedPair(QpType.UD, Mtu.MTU_1024);
+            Ah ah = a.pd.createAh(AhAttr.of(b.context.queryGid(1, 0), 0, 1));
+            ud[1].postRecv(RecvWr.of(2, b.mr, 4096, 256));
+            ud[0].postSend(SendWr.send(2, a.mr, 0, 8).ud(ah, ud[1].qpNum(), 0x11111111));
+            assertThat(b.pollAll()).extracting(WorkCompletion::byteLen).containsExactly(48);
+            MemorySegment grh = b.memory.asSlice(4096, 40);
+            assertThat(grh.get(ValueLayout.JAVA_BYTE, 0) >>> 4).isEqualTo(6);
+            assertThat(grh.get(ValueLayout.JAVA_BYTE, 6)).isEqualTo((byte) 17);
+            nodes.fabric.close();
+            frames = capture.frames();
+        }
+        assertThat(frames).isNotEmpty().allSatisfy(f -> {
+            assertThat(f.ip()).isInstanceOf(Ipv6Header.class);
+            assertThat(f.udp().checksum()).isNotZero();
+        });
+    }
+
+    private static void connectOverGid0(Qp qp, int remoteQpn, org.roce4j.verbs.Gid remoteGid) {
+        qp.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qpAccessFlags(TwoNodes.ALL_ACCESS));
+        qp.modify(new QpAttr().qpState(QpState.RTR).pathMtu(Mtu.MTU_1024).destQpNum(remoteQpn).rqPsn(0)
+                .ahAttr(AhAttr.of(remoteGid, 0, 1)).maxDestRdAtomic(1).minRnrTimer(1));
+        qp.modify(new QpAttr().qpState(QpState.RTS).sqPsn(0).timeout(14).retryCnt(7).rnrRetry(7).maxRdAtomic(1));
+    }
+}

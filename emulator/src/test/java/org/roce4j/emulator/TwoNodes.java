@@ -1,0 +1,140 @@
+package org.roce4j.emulator;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+
+import org.roce4j.emulator.fabric.Fabric;
+import org.roce4j.verbs.AccessFlag;
+import org.roce4j.verbs.AhAttr;
+import org.roce4j.verbs.Context;
+import org.roce4j.verbs.Cq;
+import org.roce4j.verbs.Gid;
+import org.roce4j.verbs.Mr;
+import org.roce4j.verbs.Mtu;
+import org.roce4j.verbs.Pd;
+import org.roce4j.verbs.Qp;
+import org.roce4j.verbs.QpAttr;
+import org.roce4j.verbs.QpCap;
+import org.roce4j.verbs.QpInitAttr;
+import org.roce4j.verbs.QpState;
+import org.roce4j.verbs.QpType;
+import org.roce4j.verbs.WorkCompletion;
+import org.roce4j.wire.MacAddress;
+
+/** Two emulated nodes on a deterministic fabric, with a context, PD, CQ and 1 MiB registered region each. */
+final class TwoNodes implements AutoCloseable {
+    static final EnumSet<AccessFlag> ALL_ACCESS = EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE,
+            AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC);
+
+    final Fabric fabric;
+    final SoftRnic rnicA;
+    final SoftRnic rnicB;
+    final Arena arena = Arena.ofShared();
+    final Side a;
+    final Side b;
+
+    TwoNodes() {
+        this(Fabric.deterministic());
+    }
+
+    TwoNodes(Fabric fabric) {
+        this.fabric = fabric;
+        rnicA = node("rxe0", "02:00:00:00:00:01", "10.0.0.1");
+        rnicB = node("rxe1", "02:00:00:00:00:02", "10.0.0.2");
+        a = new Side(rnicA);
+        b = new Side(rnicB);
+    }
+
+    final class Side {
+        final SoftRnic rnic;
+        final Context context;
+        final Pd pd;
+        final Cq cq;
+        final MemorySegment memory;
+        final Mr mr;
+
+        Side(SoftRnic rnic) {
+            this.rnic = rnic;
+            context = rnic.device().open();
+            pd = context.allocPd();
+            cq = context.createCq(256);
+            memory = arena.allocate(1 << 20, 4096);
+            mr = pd.regMr(memory, ALL_ACCESS);
+        }
+
+        Qp createQp(QpType type, int depth) {
+            return pd.createQp(QpInitAttr.of(type, cq, new QpCap(depth, depth, 4, 4, 64)));
+        }
+
+        Gid gid() {
+            return context.queryGid(1, 1);
+        }
+
+        List<WorkCompletion> pollAll() {
+            List<WorkCompletion> all = new ArrayList<>();
+            List<WorkCompletion> some;
+            while (!(some = cq.poll(64)).isEmpty()) {
+                all.addAll(some);
+            }
+            return all;
+        }
+    }
+
+    private SoftRnic node(String name, String mac, String ip) {
+        try {
+            return SoftRnic.attach(fabric, name, MacAddress.parse(mac), (Inet4Address) InetAddress.getByName(ip));
+        } catch (UnknownHostException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /** Brings a QP to RTS against a peer, as ibv_rc_pingpong does. */
+    static void connect(Qp qp, int remoteQpn, Gid remoteGid, int localPsn, int remotePsn, Mtu mtu) {
+        connect(qp, remoteQpn, remoteGid, localPsn, remotePsn, mtu, 7);
+    }
+
+    static void connect(Qp qp, int remoteQpn, Gid remoteGid, int localPsn, int remotePsn, Mtu mtu, int rnrRetry) {
+        QpType type = qp.type();
+        QpAttr init = new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1);
+        if (type == QpType.UD) {
+            init.qkey(0x11111111);
+        } else {
+            init.qpAccessFlags(EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC));
+        }
+        qp.modify(init);
+        QpAttr rtr = new QpAttr().qpState(QpState.RTR);
+        if (type != QpType.UD) {
+            rtr.pathMtu(mtu).destQpNum(remoteQpn).rqPsn(remotePsn).ahAttr(AhAttr.of(remoteGid, 1, 1));
+            if (type == QpType.RC) {
+                rtr.maxDestRdAtomic(16).minRnrTimer(12);
+            }
+        }
+        qp.modify(rtr);
+        QpAttr rts = new QpAttr().qpState(QpState.RTS).sqPsn(localPsn);
+        if (type == QpType.RC) {
+            rts.timeout(14).retryCnt(7).rnrRetry(rnrRetry).maxRdAtomic(16);
+        }
+        qp.modify(rts);
+    }
+
+    /** Two QPs of a type, connected to each other (UD: only brought to RTS). */
+    Qp[] connectedPair(QpType type, Mtu mtu) {
+        Qp qa = a.createQp(type, 16);
+        Qp qb = b.createQp(type, 16);
+        connect(qa, qb.qpNum(), b.gid(), 100, 200, mtu);
+        connect(qb, qa.qpNum(), a.gid(), 200, 100, mtu);
+        return new Qp[] {qa, qb};
+    }
+
+    @Override
+    public void close() {
+        fabric.close();
+        arena.close();
+    }
+}
