@@ -47,8 +47,11 @@ class CqOverflowTest {
                 wrs.add(SendWr.send(100 + i, src, 0, 8).ud(pair.ahToB, pair.qpB.qpNum(), QpPair.QKEY));
             }
             pair.qpA.postSend(wrs);
-            // Drive the fabric through B's CQ only: A's small CQ is never polled.
-            Completions.await(b.cq, n).forEach(wc -> assertThat(wc.opcode()).isEqualTo(WcOpcode.RECV));
+            // Drive the fabric through B's CQ only: A's small CQ is never polled. Once the CQ overruns,
+            // a backend may move A's QP to ERR (hardware does), so not every send need arrive; at
+            // least capacity + 1 must have, or the CQ never overran.
+            assertThat(Completions.drain(b.cq)).hasSizeGreaterThan(capacity)
+                    .allSatisfy(wc -> assertThat(wc.opcode()).isEqualTo(WcOpcode.RECV));
             assertCqError(a, small);
         }
     }

@@ -3,6 +3,7 @@ package org.roce4j.conformance;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
@@ -17,6 +18,7 @@ import org.roce4j.verbs.Mtu;
 import org.roce4j.verbs.QpType;
 import org.roce4j.verbs.RecvWr;
 import org.roce4j.verbs.SendWr;
+import org.roce4j.verbs.WcOpcode;
 import org.roce4j.verbs.WcStatus;
 import org.roce4j.verbs.WorkCompletion;
 
@@ -37,6 +39,36 @@ class MemoryRegistrationTest {
     void remoteAtomicNeedsLocalWrite() throws Exception {
         try (Endpoint e = Endpoint.first()) {
             Expect.errno(Errno.EINVAL, () -> e.pd.regMr(e.allocate(64), EnumSet.of(AccessFlag.REMOTE_ATOMIC)));
+        }
+    }
+
+    @Test
+    @DisplayName("ibv_reg_mr_iova: local SGEs and remote peers address the region at its IOVA")
+    void iovaAddressing() throws Exception {
+        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+            QpPair pair = QpPair.connect(a, b, QpType.RC, Mtu.MTU_1024);
+            MemorySegment sourceMemory = a.allocate(256);
+            MemorySegment targetMemory = b.allocate(256);
+            Mr source = a.track(a.pd.regMr(sourceMemory, 0x4000_0000L, Endpoint.ALL_ACCESS));
+            Mr target = b.track(b.pd.regMr(targetMemory, 0x5000_0000L, Endpoint.ALL_ACCESS));
+            assertThat(source.address()).isEqualTo(0x4000_0000L);
+            assertThat(target.address()).isEqualTo(0x5000_0000L);
+            for (int i = 0; i < 256; i++) {
+                sourceMemory.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 7));
+            }
+            pair.qpA.postSend(SendWr.rdmaWrite(1, source, 16, 100, target.address() + 50, target.rkey()));
+            Expect.success(Completions.awaitOne(a.cq), 1, WcOpcode.RDMA_WRITE);
+            assertThat(targetMemory.asSlice(50, 100).mismatch(sourceMemory.asSlice(16, 100))).isEqualTo(-1);
+            assertThat(targetMemory.get(ValueLayout.JAVA_BYTE, 49)).isZero();
+            assertThat(targetMemory.get(ValueLayout.JAVA_BYTE, 150)).isZero();
+        }
+    }
+
+    @Test
+    @DisplayName("ibv_reg_mr_iova: an IOVA range that wraps past 2^64 is EINVAL")
+    void iovaWrapIsEinval() throws Exception {
+        try (Endpoint e = Endpoint.first()) {
+            Expect.errno(Errno.EINVAL, () -> e.pd.regMr(e.allocate(64), -32L, Endpoint.ALL_ACCESS));
         }
     }
 

@@ -38,7 +38,7 @@ final class EmulatedPd extends Resource implements Pd {
     }
 
     @Override
-    public Mr regMr(MemorySegment memory, Set<AccessFlag> access) {
+    public Mr regMr(MemorySegment memory, long iova, Set<AccessFlag> access) {
         return rnic.call(() -> {
             checkOpen("ibv_reg_mr");
             if (!memory.isNative()) {
@@ -55,7 +55,10 @@ final class EmulatedPd extends Resource implements Pd {
                     && !access.contains(AccessFlag.LOCAL_WRITE)) {
                 throw invalid("ibv_reg_mr", "REMOTE_WRITE and REMOTE_ATOMIC require LOCAL_WRITE (IBTA o10-26)");
             }
-            MemoryRegion region = new MemoryRegion(memory, AccessFlag.bits(access), this);
+            if (Long.compareUnsigned(iova, -memory.byteSize()) > 0) {
+                throw invalid("ibv_reg_mr_iova", "iova + length wraps past 2^64");
+            }
+            MemoryRegion region = new MemoryRegion(memory, iova, AccessFlag.bits(access), this);
             rnic.memoryRegions.register(region);
             mrs++;
             return new EmulatedMr(rnic, this, region);

@@ -28,8 +28,13 @@ final class MemoryRegion {
     State state = State.VALID;
 
     MemoryRegion(MemorySegment segment, int access, Object protectionDomain) {
+        this(segment, segment.address(), access, protectionDomain);
+    }
+
+    /** A region the device addresses at {@code iova} rather than at the memory's own address. */
+    MemoryRegion(MemorySegment segment, long iova, int access, Object protectionDomain) {
         this.segment = segment;
-        this.address = segment.address();
+        this.address = iova;
         this.length = segment.byteSize();
         this.access = access;
         this.protectionDomain = protectionDomain;

@@ -206,7 +206,9 @@ final class Requester {
         }
         int mtu = qp.mtu();
         if (qp.type == QpType.UD && wqe.length > mtu) {
-            fail(wqe, WcStatus.LOC_LEN_ERR); // a UD message is one packet of at most the MTU
+            // IBTA C10-93.1.1: a UD message longer than the MTU emits no packet and generates no
+            // error; rxe completes it as a successful send (rxe_req.c, "fake a successful UD send").
+            wqe.state = SendWqe.DONE;
             return true;
         }
         wqe.packets = opcode.isAtomic() ? 1 : Opcodes.packets(wqe.length, mtu);
