@@ -106,6 +106,12 @@ final class Completer {
 
     private void onAcknowledge(PacketInfo packet, int psn, long nowNanos) {
         int syndrome = packet.aethSyndrome();
+        if (AethSyndrome.isAck(syndrome)) { // the common case, decoded without a record
+            if (acknowledgeThrough(psn)) {
+                resetRetryCounters();
+            }
+            return;
+        }
         switch (AethSyndrome.decode(syndrome)) {
             case AethSyndrome.Ack ack -> {
                 if (acknowledgeThrough(psn)) {

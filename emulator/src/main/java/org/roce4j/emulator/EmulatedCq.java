@@ -90,20 +90,26 @@ final class EmulatedCq extends Resource implements Cq {
     @Override
     public int poll(WorkCompletion[] completions) {
         rnic.drive();
-        return rnic.call(() -> {
-            checkOpen("ibv_poll_cq");
-            if (overrun) {
-                throw new VerbsException(Errno.EINVAL, "ibv_poll_cq: the CQ overran and is in error (CQ_ERR)");
-            }
-            int n = Math.min(count, completions.length);
-            for (int i = 0; i < n; i++) {
-                completions[i] = ring[head];
-                ring[head] = null;
-                head = head + 1 == ring.length ? 0 : head + 1;
-            }
-            count -= n;
-            return n;
-        });
+        return rnic.callAsInt(EmulatedCq::pollLocked, this, completions); // no allocation per poll
+    }
+
+    private static int pollLocked(EmulatedCq cq, WorkCompletion[] completions) {
+        return cq.take(completions);
+    }
+
+    private int take(WorkCompletion[] completions) {
+        checkOpen("ibv_poll_cq");
+        if (overrun) {
+            throw new VerbsException(Errno.EINVAL, "ibv_poll_cq: the CQ overran and is in error (CQ_ERR)");
+        }
+        int n = Math.min(count, completions.length);
+        for (int i = 0; i < n; i++) {
+            completions[i] = ring[head];
+            ring[head] = null;
+            head = head + 1 == ring.length ? 0 : head + 1;
+        }
+        count -= n;
+        return n;
     }
 
     /** Completions waiting to be polled (for tests of internals). */

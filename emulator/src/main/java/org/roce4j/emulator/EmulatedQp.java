@@ -385,8 +385,12 @@ final class EmulatedQp extends Resource implements Qp {
 
     @Override
     public void postSend(SendWr wr) {
-        rnic.run(() -> postSendOne(wr, 0));
+        rnic.run(EmulatedQp::postOneSend, this, wr); // a static reference: no allocation per post
         rnic.wakeUp();
+    }
+
+    private static void postOneSend(EmulatedQp qp, SendWr wr) {
+        qp.postSendOne(wr, 0);
     }
 
     @Override
@@ -419,7 +423,11 @@ final class EmulatedQp extends Resource implements Qp {
 
     @Override
     public void postRecv(RecvWr wr) {
-        rnic.run(() -> postRecvOne(wr, 0));
+        rnic.run(EmulatedQp::postOneReceive, this, wr); // a static reference: no allocation per post
+    }
+
+    private static void postOneReceive(EmulatedQp qp, RecvWr wr) {
+        qp.postRecvOne(wr, 0);
     }
 
     @Override

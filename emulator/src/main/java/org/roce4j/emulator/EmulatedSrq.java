@@ -71,7 +71,11 @@ final class EmulatedSrq extends Resource implements Srq {
 
     @Override
     public void postRecv(RecvWr wr) {
-        rnic.run(() -> postOne(wr, 0));
+        rnic.run(EmulatedSrq::postFirst, this, wr); // a static reference: no allocation per post
+    }
+
+    private static void postFirst(EmulatedSrq srq, RecvWr wr) {
+        srq.postOne(wr, 0);
     }
 
     @Override

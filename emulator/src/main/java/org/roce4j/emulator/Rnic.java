@@ -6,7 +6,9 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.BiConsumer;
 import java.util.function.Supplier;
+import java.util.function.ToIntBiFunction;
 
 import org.roce4j.emulator.fabric.Agent;
 import org.roce4j.emulator.fabric.Clock;
@@ -97,6 +99,16 @@ final class Rnic implements Agent, FrameReceiver {
 
     void run(Runnable action) {
         fabric.locked(action);
+    }
+
+    /** Allocation-free form for hot paths: pass a static method reference. */
+    <A, B> void run(BiConsumer<A, B> action, A first, B second) {
+        fabric.locked(action, first, second);
+    }
+
+    /** Allocation-free form for hot paths: pass a static method reference. */
+    <A, B> int callAsInt(ToIntBiFunction<A, B> action, A first, B second) {
+        return fabric.lockedAsInt(action, first, second);
     }
 
     /**
@@ -216,8 +228,8 @@ final class Rnic implements Agent, FrameReceiver {
     @Override
     public long nextDeadlineNanos() {
         long earliest = runQueue.isEmpty() ? Long.MAX_VALUE : clock.nanoTime();
-        for (EmulatedQp qp : timedQps) {
-            earliest = Math.min(earliest, qp.deadlineNanos());
+        for (int i = 0; i < timedQps.size(); i++) { // indexed: no iterator per fabric step
+            earliest = Math.min(earliest, timedQps.get(i).deadlineNanos());
         }
         return earliest;
     }

@@ -11,15 +11,25 @@ public sealed interface AethSyndrome {
     /** Parses any syndrome byte; never throws. */
     static AethSyndrome decode(int syndrome) {
         int value = syndrome & 0x1F;
+        if (isAck(syndrome)) {
+            return new Ack(value);
+        }
         if ((syndrome & 0x80) != 0) {
             return new Reserved(syndrome & 0xFF);
         }
         return switch (syndrome >>> 5 & 0x3) {
-            case 0 -> new Ack(value);
             case 1 -> new RnrNak(value);
             case 3 -> new Nak(value);
             default -> new Reserved(syndrome & 0xFF);
         };
+    }
+
+    /**
+     * Whether a syndrome byte is an ACK (reserved bit clear, type 00), without decoding it into a
+     * record: the test a requester makes for every acknowledgement on its hot path.
+     */
+    static boolean isAck(int syndrome) {
+        return (syndrome & 0xE0) == 0;
     }
 
     /**

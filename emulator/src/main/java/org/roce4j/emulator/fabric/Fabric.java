@@ -8,6 +8,7 @@ import java.util.Objects;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
+import java.util.function.ToIntBiFunction;
 import org.roce4j.wire.MacAddress;
 
 /**
@@ -263,6 +264,29 @@ public final class Fabric implements AutoCloseable {
         lock.lock();
         try {
             action.run();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * As {@link #locked(Runnable)} for {@code action.accept(first, second)}: with a non-capturing
+     * action (a static method reference) nothing is allocated, which the post path needs.
+     */
+    public <A, B> void locked(BiConsumer<A, B> action, A first, B second) {
+        lock.lock();
+        try {
+            action.accept(first, second);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** As {@link #locked(BiConsumer, Object, Object)}, returning what {@code action} returns. */
+    public <A, B> int lockedAsInt(ToIntBiFunction<A, B> action, A first, B second) {
+        lock.lock();
+        try {
+            return action.applyAsInt(first, second);
         } finally {
             lock.unlock();
         }
