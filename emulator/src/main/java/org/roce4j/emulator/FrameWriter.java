@@ -1,6 +1,8 @@
 package org.roce4j.emulator;
 
+import org.roce4j.wire.FrameEncoder;
 import org.roce4j.wire.IcrcCalculator;
+import org.roce4j.wire.Ipv4Header;
 import org.roce4j.wire.Opcode;
 
 /**
@@ -73,7 +75,7 @@ final class FrameWriter {
             NetworkOrder.u16(buffer, ip + 10, 0);
             System.arraycopy(path.sourceIp, 0, buffer, ip + 12, 4);
             System.arraycopy(path.destinationIp, 0, buffer, ip + 16, 4);
-            NetworkOrder.u16(buffer, ip + 10, ipv4Checksum(buffer, ip));
+            NetworkOrder.u16(buffer, ip + 10, Ipv4Header.checksum(buffer, ip));
             udp = ip + IPV4_LENGTH;
         }
         NetworkOrder.u16(buffer, udp, sourcePort);
@@ -119,41 +121,8 @@ final class FrameWriter {
         if (ipv6) {
             // The ICRC masks the UDP checksum, so filling it in afterwards leaves the ICRC valid.
             int udp = ETHERNET_LENGTH + IPV6_LENGTH;
-            NetworkOrder.u16(buffer, udp + 6, udpChecksumIpv6(buffer, ETHERNET_LENGTH, end - udp));
+            NetworkOrder.u16(buffer, udp + 6, FrameEncoder.udpChecksumIpv6(buffer, ETHERNET_LENGTH, end - udp));
         }
         return end;
-    }
-
-    /** RFC 1071 one's-complement checksum of the 20-byte IPv4 header. */
-    static int ipv4Checksum(byte[] b, int off) {
-        int sum = 0;
-        for (int i = 0; i < IPV4_LENGTH; i += 2) {
-            sum += NetworkOrder.u16(b, off + i);
-        }
-        while ((sum >>> 16) != 0) {
-            sum = (sum & 0xFFFF) + (sum >>> 16);
-        }
-        return ~sum & 0xFFFF;
-    }
-
-    /** RFC 8200 §8.1: UDP checksum over the IPv6 pseudo-header and the datagram; 0 is sent as 0xFFFF. */
-    static int udpChecksumIpv6(byte[] b, int ip, int udpLength) {
-        long sum = 0;
-        for (int i = 8; i < IPV6_LENGTH; i += 2) {
-            sum += NetworkOrder.u16(b, ip + i);
-        }
-        sum += udpLength + 17;
-        int udp = ip + IPV6_LENGTH;
-        for (int i = 0; i + 1 < udpLength; i += 2) {
-            sum += i == 6 ? 0 : NetworkOrder.u16(b, udp + i);
-        }
-        if ((udpLength & 1) != 0) {
-            sum += (b[udp + udpLength - 1] & 0xFF) << 8;
-        }
-        while ((sum >>> 16) != 0) {
-            sum = (sum & 0xFFFF) + (sum >>> 16);
-        }
-        int checksum = (int) ~sum & 0xFFFF;
-        return checksum == 0 ? 0xFFFF : checksum;
     }
 }

@@ -39,8 +39,12 @@ public final class FrameEncoder {
         return icrcOffset + IcrcCalculator.LENGTH - offset;
     }
 
-    /** RFC 8200 §8.1 UDP checksum over the IPv6 pseudo-header and the datagram (checksum field zero). */
-    static int udpChecksumIpv6(byte[] b, int ipOffset, int udpLength) {
+    /**
+     * The UDP checksum of a RoCEv2 packet over IPv6 (RFC 8200 §8.1 pseudo-header; the checksum
+     * field itself counted as zero): {@code b} holds the IPv6 header at {@code ipOffset} followed by
+     * {@code udpLength} bytes of UDP header and payload. Never 0: 0 is sent as 0xFFFF.
+     */
+    public static int udpChecksumIpv6(byte[] b, int ipOffset, int udpLength) {
         long sum = 0;
         for (int i = 8; i < 40; i += 2) { // source and destination addresses
             sum += Bytes.u16(b, ipOffset + i);

@@ -53,8 +53,11 @@ public record Ipv4Header(int trafficClass, int identification, boolean dontFragm
         Bytes.u16(b, off + 10, checksum(b, off));
     }
 
-    /** RFC 1071 one's-complement sum over the 20-byte header (checksum field included as is). */
-    static int checksum(byte[] b, int off) {
+    /**
+     * RFC 1071 one's-complement checksum of the 20-byte header at {@code off} (the checksum field
+     * included as is: write it as 0 first to compute the value to store; a stored header sums to 0).
+     */
+    public static int checksum(byte[] b, int off) {
         int sum = 0;
         for (int i = 0; i < LENGTH; i += 2) {
             sum += Bytes.u16(b, off + i);
