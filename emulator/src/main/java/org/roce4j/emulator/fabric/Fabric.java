@@ -359,7 +359,7 @@ public final class Fabric implements AutoCloseable {
     }
 
     /** Plugs in the fault-injection policy. */
-    void filter(FrameFilter filter) {
+    public void filter(FrameFilter filter) {
         locked(() -> frameSwitch.filter(filter));
     }
 

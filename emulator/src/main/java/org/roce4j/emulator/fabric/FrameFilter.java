@@ -10,7 +10,7 @@ package org.roce4j.emulator.fabric;
  * filter asks for it: left for the fault-injection issue.
  */
 @FunctionalInterface
-interface FrameFilter {
+public interface FrameFilter {
 
     /** Returned to drop the frame; it is counted in {@link FabricCounters#framesDroppedByFilter()}. */
     long DROP = Long.MIN_VALUE;
