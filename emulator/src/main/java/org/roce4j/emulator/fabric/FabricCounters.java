@@ -2,8 +2,9 @@ package org.roce4j.emulator.fabric;
 
 /**
  * A snapshot of what the fabric did with frames, so that nothing is silently lost
- * (DESIGN.md §3.3): every transmitted frame is delivered, dropped for a counted reason, or still
- * in flight.
+ * (DESIGN.md §3.3): every transmitted frame, and every duplicate the filter added, is delivered,
+ * dropped for a counted reason, or still in flight:
+ * {@code transmitted + duplicated = delivered + dropped + inFlight}.
  *
  * @param framesTransmitted every call to {@link FabricPort#transmit}, whatever became of it
  * @param framesDelivered frames handed to a {@link FrameReceiver}
@@ -15,6 +16,7 @@ package org.roce4j.emulator.fabric;
  * @param framesInFlight frames queued for delivery
  * @param callbackFailures exceptions thrown by agents and receivers, caught and reported
  * @param tapWriteFailures frames the pcap tap could not write (the tap stops at the first)
+ * @param framesDuplicatedByFilter second copies the fault-injection filter queued
  */
 public record FabricCounters(
         long framesTransmitted,
@@ -25,7 +27,8 @@ public record FabricCounters(
         long framesDroppedClosed,
         long framesInFlight,
         long callbackFailures,
-        long tapWriteFailures) {
+        long tapWriteFailures,
+        long framesDuplicatedByFilter) {
 
     /** {@return every frame dropped, whatever the reason} */
     public long framesDropped() {

@@ -6,8 +6,8 @@ package org.roce4j.emulator.fabric;
  * every frame that has a destination, after the frame is copied and before it is queued.
  *
  * <p>Reordering is a delay that differs from frame to frame; corruption is a change of the copy's
- * bytes in place. Duplication needs a second queue entry, which {@code route} would add when a
- * filter asks for it: left for the fault-injection issue.
+ * bytes in place; duplication is a second queue entry, asked for by
+ * {@link #duplicateDeliveryTimeNanos}. {@link Faults} builds a seeded filter of all of them.
  */
 @FunctionalInterface
 public interface FrameFilter {
@@ -26,4 +26,16 @@ public interface FrameFilter {
      * @return when to deliver it (not before {@code transmitNanos}), or {@link #DROP}
      */
     long deliveryTimeNanos(byte[] frame, int length, long transmitNanos, long nominalDeliveryNanos);
+
+    /**
+     * Asked once right after {@link #deliveryTimeNanos} kept a frame (never for a dropped one):
+     * whether to deliver a second copy of it, made of the bytes as that call left them.
+     *
+     * @param deliveryNanos when the frame itself will be delivered
+     * @return when to deliver the copy (queued after the frame when the times are equal), or
+     *     {@link #DROP} for no copy, which the default returns
+     */
+    default long duplicateDeliveryTimeNanos(byte[] frame, int length, long transmitNanos, long deliveryNanos) {
+        return DROP;
+    }
 }

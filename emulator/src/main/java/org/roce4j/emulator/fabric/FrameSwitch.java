@@ -32,6 +32,7 @@ final class FrameSwitch {
     private long droppedUnknownDestination;
     private long droppedMalformed;
     private long droppedByFilter;
+    private long duplicatedByFilter;
     private long droppedClosed;
     private long tapWriteFailures;
 
@@ -61,7 +62,10 @@ final class FrameSwitch {
 
     /**
      * The one path every transmitted frame takes: validate, capture, look up the destination,
-     * copy, let the {@link FrameFilter} decide (the fault-injection point), queue. Never throws:
+     * copy, let the {@link FrameFilter} decide (the fault-injection point), queue, and queue a
+     * second copy when the filter asks for a duplicate. The tap is before the fault point, as a
+     * tap at the sender: a frame is captured once as transmitted, whether it is then dropped,
+     * corrupted or duplicated. Never throws:
      * each way a frame can fail is a counter.
      */
     void route(byte[] frame, int offset, int length, long nowNanos, long linkDelayNanos) {
@@ -76,7 +80,7 @@ final class FrameSwitch {
             return;
         }
         capture(frame, offset, length, nowNanos);
-        AttachedPort destination = ports.get(destinationMac(frame, offset));
+        AttachedPort destination = ports.get(mac(frame, offset));
         if (destination == null) {
             droppedUnknownDestination++;
             return;
@@ -89,7 +93,15 @@ final class FrameSwitch {
             pool.give(copy);
             return;
         }
-        queue.add(Math.max(deliveryNanos, nowNanos), copy, length, destination);
+        deliveryNanos = Math.max(deliveryNanos, nowNanos);
+        queue.add(deliveryNanos, copy, length, destination);
+        long duplicateNanos = filter.duplicateDeliveryTimeNanos(copy, length, nowNanos, deliveryNanos);
+        if (duplicateNanos != FrameFilter.DROP) {
+            duplicatedByFilter++;
+            byte[] second = pool.take(length);
+            System.arraycopy(copy, 0, second, 0, length);
+            queue.add(Math.max(duplicateNanos, nowNanos), second, length, destination);
+        }
     }
 
     /** {@return when the next frame is due, or {@link Long#MAX_VALUE} if none is queued} */
@@ -135,7 +147,8 @@ final class FrameSwitch {
 
     FabricCounters counters(long callbackFailures) {
         return new FabricCounters(transmitted, delivered, droppedUnknownDestination, droppedMalformed,
-                droppedByFilter, droppedClosed, queue.size(), callbackFailures, tapWriteFailures);
+                droppedByFilter, droppedClosed, queue.size(), callbackFailures, tapWriteFailures,
+                duplicatedByFilter);
     }
 
     FramePool pool() {
@@ -163,7 +176,8 @@ final class FrameSwitch {
         }
     }
 
-    private static long destinationMac(byte[] frame, int offset) {
+    /** {@return the MAC address at {@code frame[offset..offset+6)} as a number: 0 the destination, 6 the source} */
+    static long mac(byte[] frame, int offset) {
         long mac = 0;
         for (int i = 0; i < 6; i++) {
             mac = mac << 8 | frame[offset + i] & 0xFF;

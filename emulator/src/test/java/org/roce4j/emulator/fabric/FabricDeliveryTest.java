@@ -38,7 +38,7 @@ class FabricDeliveryTest {
         assertThat(atB.arrivals).singleElement().satisfies(arrival -> assertThat(arrival.bytes()).isEqualTo(sent));
         assertThat(atA.arrivals).isEmpty();
         assertThat(atC.arrivals).isEmpty();
-        assertThat(fabric.counters()).isEqualTo(new FabricCounters(1, 1, 0, 0, 0, 0, 0, 0, 0));
+        assertThat(fabric.counters()).isEqualTo(new FabricCounters(1, 1, 0, 0, 0, 0, 0, 0, 0, 0));
     }
 
     @Test
