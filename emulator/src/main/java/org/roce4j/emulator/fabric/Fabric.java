@@ -62,6 +62,8 @@ public final class Fabric implements AutoCloseable {
     private final CallbackFailures failures = new CallbackFailures();
     /** The event loop of threaded mode, or null in deterministic mode. */
     private final EventLoop eventLoop;
+    /** The installed fault plan's filter, or null. */
+    private FaultInjector faults;
 
     private long linkDelayNanos = DEFAULT_LINK_DELAY.toNanos();
     private int maxStepsPerRun = DEFAULT_MAX_STEPS_PER_RUN;
@@ -358,9 +360,39 @@ public final class Fabric implements AutoCloseable {
         }
     }
 
-    /** Plugs in the fault-injection policy. */
+    /**
+     * Plugs in a fault-injection policy of your own, in place of the current one (and of any
+     * {@link #faults(Faults) plan}); {@link FrameFilter#PASS_ALL} removes it.
+     */
     public void filter(FrameFilter filter) {
-        locked(() -> frameSwitch.filter(filter));
+        Objects.requireNonNull(filter, "filter");
+        locked(() -> {
+            frameSwitch.filter(filter);
+            faults = null;
+        });
+    }
+
+    /**
+     * Installs a seeded fault-injection plan for every frame routed from now on, in place of the
+     * current filter; its random choices and its "n-th frame" counts start afresh, so installing
+     * the same plan on the same traffic replays it exactly. Counters: {@link #faultCounters()}.
+     */
+    public void faults(Faults plan) {
+        FaultInjector injector = new FaultInjector(Objects.requireNonNull(plan, "plan"));
+        locked(() -> {
+            frameSwitch.filter(injector);
+            faults = injector;
+        });
+    }
+
+    /** {@return the installed fault plan, or null if none (also after {@link #filter} replaced it)} */
+    public Faults faults() {
+        return locked(() -> faults == null ? null : faults.plan());
+    }
+
+    /** {@return what the installed fault plan did, or {@link FaultCounters#NONE} if none is installed} */
+    public FaultCounters faultCounters() {
+        return locked(() -> faults == null ? FaultCounters.NONE : faults.counters());
     }
 
     FramePool framePool() {
@@ -442,11 +474,11 @@ public final class Fabric implements AutoCloseable {
     private void checkLimits(int steps, long elapsedNanos, boolean limitTime) {
         if (steps >= maxStepsPerRun) {
             throw new RunLimitExceededException(maxStepsPerRun + " steps", steps, elapsedNanos,
-                    frameSwitch.counters(failures.count()));
+                    frameSwitch.counters(failures.count()), faults == null ? null : faults.plan());
         }
         if (limitTime && elapsedNanos > maxVirtualNanosPerRun) {
             throw new RunLimitExceededException(Duration.ofNanos(maxVirtualNanosPerRun) + " of virtual time",
-                    steps, elapsedNanos, frameSwitch.counters(failures.count()));
+                    steps, elapsedNanos, frameSwitch.counters(failures.count()), faults == null ? null : faults.plan());
         }
     }
 

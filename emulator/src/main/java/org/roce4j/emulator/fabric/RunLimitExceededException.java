@@ -16,10 +16,13 @@ public final class RunLimitExceededException extends RuntimeException {
     private final long steps;
     private final long virtualNanosElapsed;
 
-    RunLimitExceededException(String limit, long steps, long virtualNanosElapsed, FabricCounters counters) {
+    /** @param faults the installed fault plan, named so that the run replays; null if none */
+    RunLimitExceededException(String limit, long steps, long virtualNanosElapsed, FabricCounters counters,
+            Faults faults) {
         super("runUntilIdle stopped at its limit of " + limit + " without the fabric becoming idle"
                 + " (livelock? an agent that always reports work, or retries forever): " + steps
-                + " steps, " + virtualNanosElapsed + " ns of virtual time; " + counters);
+                + " steps, " + virtualNanosElapsed + " ns of virtual time; " + counters
+                + (faults == null ? "" : "; " + faults));
         this.steps = steps;
         this.virtualNanosElapsed = virtualNanosElapsed;
     }

@@ -5,8 +5,10 @@ import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import org.roce4j.wire.Aeth;
 import org.roce4j.wire.Bth;
 import org.roce4j.wire.EthernetHeader;
+import org.roce4j.wire.ExtensionHeader;
 import org.roce4j.wire.FrameEncoder;
 import org.roce4j.wire.Ipv4Header;
 import org.roce4j.wire.MacAddress;
@@ -38,7 +40,23 @@ final class TestFrames {
 
     /** A real RoCEv2 SEND Only frame, encoded with its ICRC, from {@code from} to {@code to}. */
     static byte[] roceSend(MacAddress to, MacAddress from, int psn, byte[] payload) {
-        RocePacket packet = RocePacket.of(Bth.of(Opcode.RC_SEND_ONLY, 0x11, psn), List.of(), payload);
+        return roce(to, from, Opcode.RC_SEND_ONLY, psn, List.of(), payload);
+    }
+
+    /** A real RoCEv2 RC ACK (AETH, no payload), encoded with its ICRC. */
+    static byte[] roceAck(MacAddress to, MacAddress from, int psn) {
+        return roce(to, from, Opcode.RC_ACKNOWLEDGE, psn, List.of(Aeth.ack(31, psn)), new byte[0]);
+    }
+
+    /** A real RoCEv2 RC READ response Only (AETH and {@code payload}), encoded with its ICRC. */
+    static byte[] roceReadResponse(MacAddress to, MacAddress from, int psn, byte[] payload) {
+        return roce(to, from, Opcode.RC_RDMA_READ_RESPONSE_ONLY, psn, List.of(Aeth.ack(31, psn)), payload);
+    }
+
+    /** A real RoCEv2 frame, encoded with its ICRC. */
+    static byte[] roce(MacAddress to, MacAddress from, Opcode opcode, int psn, List<ExtensionHeader> headers,
+            byte[] payload) {
+        RocePacket packet = RocePacket.of(Bth.of(opcode, 0x11, psn), headers, payload);
         RoceFrame frame = new RoceFrame(new EthernetHeader(to, from, EthernetHeader.ETHERTYPE_IPV4),
                 new Ipv4Header(0, 0, true, 64, ip("192.168.77.3"), ip("192.168.77.2")),
                 UdpHeader.toRocePort(0xc0de), packet);

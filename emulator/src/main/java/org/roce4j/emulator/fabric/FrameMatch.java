@@ -1,0 +1,110 @@
+package org.roce4j.emulator.fabric;
+
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.Objects;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.roce4j.wire.MacAddress;
+import org.roce4j.wire.Opcode;
+
+/**
+ * Which frames a fault rule applies to: a link direction (source MAC, destination MAC, either
+ * may be any) and a set of BTH opcodes (or any frame, RoCE or not). Immutable; each method
+ * returns a narrowed copy, so {@code FrameMatch.from(a).to(b).only(FrameClass.ACKS)} reads as it
+ * means.
+ */
+public final class FrameMatch {
+
+    private static final FrameMatch ANY = new FrameMatch(null, null, null, "any frame");
+
+    /** Null: any source. */
+    private final MacAddress source;
+    /** Null: any destination. */
+    private final MacAddress destination;
+    /** Null: any frame, including frames that are not RoCEv2. */
+    private final Set<Opcode> opcodes;
+    /** How the opcode set was asked for, for {@link #toString()}. */
+    private final String what;
+
+    private FrameMatch(MacAddress source, MacAddress destination, Set<Opcode> opcodes, String what) {
+        this.source = source;
+        this.destination = destination;
+        this.opcodes = opcodes;
+        this.what = what;
+    }
+
+    /** {@return every frame, in both directions} */
+    public static FrameMatch any() {
+        return ANY;
+    }
+
+    /** {@return frames transmitted by the port with this MAC} */
+    public static FrameMatch from(MacAddress source) {
+        return ANY.andFrom(source);
+    }
+
+    /** {@return frames addressed to the port with this MAC} */
+    public static FrameMatch to(MacAddress destination) {
+        return ANY.andTo(destination);
+    }
+
+    /** {@return RoCEv2 frames whose opcode is in one of these classes} */
+    public static FrameMatch only(FrameClass... classes) {
+        return ANY.andOnly(classes);
+    }
+
+    /** {@return RoCEv2 frames with one of these opcodes} */
+    public static FrameMatch opcodes(Opcode... opcodes) {
+        return ANY.andOpcodes(opcodes);
+    }
+
+    /** {@return these frames, if transmitted by the port with this MAC} */
+    public FrameMatch andFrom(MacAddress mac) {
+        return new FrameMatch(Objects.requireNonNull(mac, "mac"), destination, opcodes, what);
+    }
+
+    /** {@return these frames, if addressed to the port with this MAC} */
+    public FrameMatch andTo(MacAddress mac) {
+        return new FrameMatch(source, Objects.requireNonNull(mac, "mac"), opcodes, what);
+    }
+
+    /** {@return these frames, if RoCEv2 with an opcode in one of these classes} */
+    public FrameMatch andOnly(FrameClass... classes) {
+        if (classes.length == 0) {
+            throw new IllegalArgumentException("no frame class given");
+        }
+        EnumSet<Opcode> set = EnumSet.noneOf(Opcode.class);
+        for (FrameClass c : classes) {
+            set.addAll(c.opcodes());
+        }
+        return new FrameMatch(source, destination, set,
+                Arrays.stream(classes).map(FrameClass::name).collect(Collectors.joining(" or ")));
+    }
+
+    /** {@return these frames, if RoCEv2 with one of these opcodes} */
+    public FrameMatch andOpcodes(Opcode... chosen) {
+        if (chosen.length == 0) {
+            throw new IllegalArgumentException("no opcode given");
+        }
+        EnumSet<Opcode> set = EnumSet.copyOf(Arrays.asList(chosen));
+        return new FrameMatch(source, destination, set,
+                set.stream().map(Opcode::name).collect(Collectors.joining(" or ")));
+    }
+
+    /**
+     * @param sourceMac bytes 6..11 of the frame as a number
+     * @param destinationMac bytes 0..5 of the frame as a number
+     * @param opcode the frame's BTH opcode, or null if it is not a RoCEv2 frame
+     */
+    boolean matches(long sourceMac, long destinationMac, Opcode opcode) {
+        return (source == null || source.value() == sourceMac)
+                && (destination == null || destination.value() == destinationMac)
+                && (opcodes == null || opcode != null && opcodes.contains(opcode));
+    }
+
+    @Override
+    public String toString() {
+        return what + " from " + (source == null ? "any" : source) + " to " + (destination == null ? "any" : destination);
+    }
+}
