@@ -62,6 +62,8 @@ final class DemoScenario {
     private final Mtu mtu;
     private int steps;
     private int failures;
+    /** What the run was waiting for when it gave up, or null. */
+    private String stuckAt;
 
     DemoScenario(PrintWriter out, Mtu mtu) {
         this.out = out;
@@ -97,10 +99,30 @@ final class DemoScenario {
                 rdmaRead(a, b);
                 fetchAndAdd(a, b);
                 compareAndSwap(a, b);
+            } catch (Stuck e) {
+                // Nothing more can happen: later steps would queue behind the missing completion.
+                stuckAt = e.getMessage();
             }
         }
         out.printf("%n%d of %d steps correct%n", steps - failures, steps);
         return failures == 0;
+    }
+
+    /** {@return true if a completion never came and the scenario stopped there} */
+    boolean stuck() {
+        return stuckAt != null;
+    }
+
+    /** {@return what the scenario was waiting for when it stopped, or null if it did not} */
+    String stuckAt() {
+        return stuckAt;
+    }
+
+    /** A completion that polling patiently did not bring: the rest of the scenario is skipped. */
+    private static final class Stuck extends RuntimeException {
+        Stuck(String message) {
+            super(message, null, false, false);
+        }
     }
 
     private record Side(String name, Qp qp, Cq cq, Mr mr, MemorySegment memory) {
@@ -217,8 +239,9 @@ final class DemoScenario {
                 return wc;
             }
         }
-        check(false, side.name + ": no completion for wr_id " + wrId);
-        return null;
+        String missing = side.name + ": no completion for wr_id " + wrId + " after " + PATIENCE_POLLS + " polls";
+        check(false, missing);
+        throw new Stuck("step " + steps + ", " + missing);
     }
 
     private void checkImmediate(WorkCompletion wc, int immediate) {
