@@ -218,7 +218,7 @@ class TsharkCrossCheckTest {
         }
     }
 
-    private static String which(String program) {
+    static String which(String program) {
         for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
             Path candidate = Path.of(dir, program);
             if (Files.isExecutable(candidate)) {
