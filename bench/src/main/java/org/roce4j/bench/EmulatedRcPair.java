@@ -50,6 +50,11 @@ final class EmulatedRcPair implements AutoCloseable {
     private final WorkCompletion[] completions = new WorkCompletion[64];
 
     EmulatedRcPair(long memoryBytes, int queueDepth, Mtu mtu) throws Exception {
+        this(memoryBytes, queueDepth, mtu, DEFAULT_ACK_TIMEOUT);
+    }
+
+    /** @param ackTimeout the QPs' local ACK timeout exponent: 4.096 µs × 2^ackTimeout */
+    EmulatedRcPair(long memoryBytes, int queueDepth, Mtu mtu, int ackTimeout) throws Exception {
         SoftRnic a = SoftRnic.attach(fabric, "rxe0", MacAddress.parse("02:00:00:00:00:0a"),
                 (Inet4Address) InetAddress.getByName("10.0.0.1"));
         SoftRnic b = SoftRnic.attach(fabric, "rxe1", MacAddress.parse("02:00:00:00:00:0b"),
@@ -66,22 +71,30 @@ final class EmulatedRcPair implements AutoCloseable {
         mrB = pdB.regMr(memoryB, ALL_ACCESS);
         qpA = pdA.createQp(QpInitAttr.of(QpType.RC, cqA, QpCap.of(queueDepth, queueDepth)));
         qpB = pdB.createQp(QpInitAttr.of(QpType.RC, cqB, QpCap.of(queueDepth, queueDepth)));
-        connect(qpA, qpB, contextA, contextB, mtu);
+        connect(qpA, qpB, contextA, contextB, mtu, ackTimeout);
     }
+
+    /** The rdma-core examples' local ACK timeout: 4.096 µs × 2^14 ≈ 67 ms. */
+    static final int DEFAULT_ACK_TIMEOUT = 14;
 
     /** Brings two RC QPs to RTS, each pointing at the other, as ibv_rc_pingpong does. */
     static void connect(Qp qpA, Qp qpB, Context contextA, Context contextB, Mtu mtu) {
+        connect(qpA, qpB, contextA, contextB, mtu, DEFAULT_ACK_TIMEOUT);
+    }
+
+    static void connect(Qp qpA, Qp qpB, Context contextA, Context contextB, Mtu mtu, int ackTimeout) {
         Set<AccessFlag> remote = EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC);
         qpA.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qpAccessFlags(remote));
         qpB.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qpAccessFlags(remote));
-        toRts(qpA, qpB.qpNum(), AhAttr.of(contextB.queryGid(1, 1), 1, 1), mtu);
-        toRts(qpB, qpA.qpNum(), AhAttr.of(contextA.queryGid(1, 1), 1, 1), mtu);
+        toRts(qpA, qpB.qpNum(), AhAttr.of(contextB.queryGid(1, 1), 1, 1), mtu, ackTimeout);
+        toRts(qpB, qpA.qpNum(), AhAttr.of(contextA.queryGid(1, 1), 1, 1), mtu, ackTimeout);
     }
 
-    private static void toRts(Qp qp, int peerQpn, AhAttr peer, Mtu mtu) {
+    private static void toRts(Qp qp, int peerQpn, AhAttr peer, Mtu mtu, int ackTimeout) {
         qp.modify(new QpAttr().qpState(QpState.RTR).pathMtu(mtu).destQpNum(peerQpn).rqPsn(0).ahAttr(peer)
                 .maxDestRdAtomic(16).minRnrTimer(12));
-        qp.modify(new QpAttr().qpState(QpState.RTS).sqPsn(0).timeout(14).retryCnt(7).rnrRetry(7).maxRdAtomic(16));
+        qp.modify(new QpAttr().qpState(QpState.RTS).sqPsn(0).timeout(ackTimeout).retryCnt(7).rnrRetry(7)
+                .maxRdAtomic(16));
     }
 
     /** Polls {@code cq} until {@code n} successful completions arrived; fails loudly on an error one. */
