@@ -218,6 +218,26 @@ class GoBackNTest {
                 tuple(OperationKind.RDMA_WRITE, 101));
     }
 
+    @Test
+    @DisplayName("IBTA 9.7.6.1.3: a READ response delayed past the timeout — the READ is retried and answered "
+            + "again; the late original is dropped as stale, the data lands once")
+    void delayedReadResponse() {
+        Qp[] pair = nodes.connectedPair(QpType.RC, Mtu.MTU_1024);
+        nodes.fabric.filter(script.delayNth(1, 2 * T14, fromB(OperationKind.RDMA_READ_RESPONSE)));
+        fill(b.memory, 0, 512, 17);
+        pair[0].postSend(SendWr.rdmaRead(1, a.mr, 0, 512, b.mr.address(), b.mr.rkey()));
+        long start = now();
+
+        assertThat(a.pollAll()).extracting(WorkCompletion::status).containsExactly(WcStatus.SUCCESS);
+        nodes.fabric.runUntilIdle();
+
+        assertSameBytes(b.memory, 0, a.memory, 0, 512);
+        assertThat(script.requestPsnsFromA()).containsExactly(100, 100);
+        assertThat(now() - start).as("the late response arrived too").isGreaterThanOrEqualTo(2 * T14);
+        assertThat(nodes.rnicA.counter(RnicCounter.DROPPED_STALE_RESPONSE)).isEqualTo(1);
+        assertThat(a.pollAll()).isEmpty();
+    }
+
     private static java.util.function.Predicate<FaultScript.Frame> fromB(OperationKind kind) {
         return FaultScript.fromB(kind);
     }
