@@ -4,6 +4,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 
+import org.roce4j.verbs.QpState;
 import org.roce4j.verbs.WcStatus;
 import org.roce4j.verbs.WrOpcode;
 import org.roce4j.wire.AethSyndrome;
@@ -28,6 +29,15 @@ import org.roce4j.wire.Psn;
  *       original value lands in its 8-byte SGE in host byte order, as hardware writes it.</li>
  *   <li>Retiring: completions for signaled (or sq_sig_all) successes and for every error; the
  *       first error moves the QP to the error state, which flushes the rest.</li>
+ *   <li>The local ACK timer (IBTA 9.7.6.1.3, C9-140): 4.096 µs × 2^timeout (0: no timer), armed when
+ *       a packet goes out with none pending, restarted by every valid response while packets are
+ *       outstanding, stopped when none are (and during an RNR wait). On expiry the requester goes
+ *       back to the oldest unacknowledged PSN (rxe {@code retransmit_timer} → COMPST_ERROR_RETRY).</li>
+ *   <li>retry_cnt (IBTA 9.7.6.1.3, C9-141): sequence NAKs, implicit NAKs and timeouts each cost one
+ *       retry; with none left the WQE fails RETRY_EXC_ERR, so a PSN is sent at most retry_cnt + 1
+ *       times. Unlike rnr_retry, 7 is not infinite (IBTA; rxe treats 7 as infinite for both). One
+ *       go-back is charged per loss: further triggers before progress are ignored (rxe
+ *       {@code started_retry}), except a timeout.</li>
  * </ul>
  */
 final class Completer {
@@ -45,6 +55,10 @@ final class Completer {
     private int rnrRetriesLeft;
     private long rnrRetryAt = Long.MAX_VALUE;
     private int rnrPsn;
+    /** When the local ACK timer expires (rxe {@code retrans_timer}); MAX_VALUE when not armed. */
+    private long ackTimeoutAt = Long.MAX_VALUE;
+    /** A go-back is under way and no progress was made since (rxe {@code comp.started_retry}). */
+    private boolean retryStarted;
 
     Completer(EmulatedQp qp) {
         this.qp = qp;
@@ -68,6 +82,40 @@ final class Completer {
 
     void clearTimers() {
         rnrRetryAt = Long.MAX_VALUE;
+        ackTimeoutAt = Long.MAX_VALUE;
+        retryStarted = false;
+    }
+
+    /** IBTA 9.7.6.1.3: the local ACK timeout is 4.096 µs × 2^timeout; timeout 0 disables the timer. */
+    static long ackTimeoutNanos(int timeout) {
+        return timeout == 0 ? Long.MAX_VALUE : 4096L << timeout;
+    }
+
+    /** The requester sent an RC packet that expects a response: start the ACK timer unless it runs. */
+    void armAckTimer(long nowNanos) {
+        if (ackTimeoutAt == Long.MAX_VALUE && qp.timeout != 0) {
+            ackTimeoutAt = nowNanos + ackTimeoutNanos(qp.timeout);
+            rnic.timerChanged(qp);
+        }
+    }
+
+    private boolean isSending() {
+        return qp.state == QpState.RTS || qp.state == QpState.SQD;
+    }
+
+    /** True while packets were sent that no response has acknowledged yet. */
+    private boolean hasOutstandingPackets() {
+        return Psn.compare(qp.requester.psn, expectedPsn) > 0;
+    }
+
+    /** rxe COMPST_EXIT: restart the ACK timer while packets are outstanding, stop it otherwise. */
+    private void restartAckTimer(long nowNanos) {
+        long at = isSending() && hasOutstandingPackets() && !isWaitingForRnrRetry() && qp.timeout != 0
+                ? nowNanos + ackTimeoutNanos(qp.timeout) : Long.MAX_VALUE;
+        if (at != ackTimeoutAt) {
+            ackTimeoutAt = at;
+            rnic.timerChanged(qp);
+        }
     }
 
     boolean isWaitingForRnrRetry() {
@@ -75,15 +123,28 @@ final class Completer {
     }
 
     long deadlineNanos() {
-        return rnrRetryAt;
+        return Math.min(rnrRetryAt, ackTimeoutAt);
     }
 
-    /** The RNR timer ran out: resend from the PSN the responder refused. */
+    /**
+     * A timer ran out. RNR: resend from the PSN the responder refused. Local ACK timeout: resend
+     * from the oldest unacknowledged PSN, charged to retry_cnt (IBTA 9.7.6.1.3).
+     */
     void onTimer(long nowNanos) {
         if (rnrRetryAt != Long.MAX_VALUE && nowNanos >= rnrRetryAt) {
             rnrRetryAt = Long.MAX_VALUE;
             qp.requester.rewindTo(rnrPsn);
         }
+        if (ackTimeoutAt != Long.MAX_VALUE && nowNanos >= ackTimeoutAt) {
+            ackTimeoutAt = Long.MAX_VALUE;
+            if (isSending() && hasOutstandingPackets() && !isWaitingForRnrRetry()) {
+                rnic.count(RnicCounter.LOCAL_ACK_TIMEOUTS);
+                retryStarted = false; // a timeout always retries (rxe timeout_retry)
+                retry(expectedPsn);
+                retire();
+            }
+        }
+        rnic.timerChanged(qp);
     }
 
     void onResponse(PacketInfo packet, long nowNanos) {
@@ -93,6 +154,8 @@ final class Completer {
             rnic.count(RnicCounter.DROPPED_STALE_RESPONSE);
             return;
         }
+        rnic.count(RnicCounter.RESPONSES_TO_COMPLETER);
+        int before = expectedPsn;
         OperationKind kind = packet.opcode().kind();
         switch (kind) {
             case ACKNOWLEDGE -> onAcknowledge(packet, psn, nowNanos);
@@ -100,7 +163,11 @@ final class Completer {
             case ATOMIC_ACKNOWLEDGE -> onAtomicAcknowledge(packet, psn);
             default -> rnic.count(RnicCounter.DROPPED_STALE_RESPONSE);
         }
+        if (expectedPsn != before) {
+            retryStarted = false; // progress: the next loss may start a new go-back
+        }
         retire();
+        restartAckTimer(nowNanos);
         rnic.schedule(qp);
     }
 
@@ -124,6 +191,7 @@ final class Completer {
                     return;
                 }
                 if (rnrRetriesLeft == 0) {
+                    rnic.count(RnicCounter.RNR_RETRY_EXCEEDED);
                     failAt(psn, WcStatus.RNR_RETRY_EXC_ERR);
                     return;
                 }
@@ -141,6 +209,7 @@ final class Completer {
                 }
                 switch (nak.value()) {
                     case 0 -> {
+                        rnic.count(RnicCounter.SEQUENCE_NAKS_RECEIVED);
                         // PSN sequence error: go back and resend from there; during an RNR wait the
                         // packets after the refused one are out of sequence anyway, and the RNR
                         // retry resends them.
@@ -273,15 +342,24 @@ final class Completer {
         throw new IllegalStateException("WQE not in the send queue");
     }
 
-    /** Resend from {@code psn}, counting against retry_cnt (7 = forever); past it, RETRY_EXC_ERR. */
+    /**
+     * Go back and resend from {@code psn}, counting against retry_cnt; past it, RETRY_EXC_ERR
+     * (IBTA 9.7.6.1.3, C9-141). Once a go-back is under way, further losses reported before any
+     * progress are the same loss seen again (each later READ response behind a gap, say) and cost
+     * nothing (rxe {@code started_retry}).
+     */
     private void retry(int psn) {
+        if (retryStarted) {
+            return;
+        }
         if (retriesLeft == 0) {
+            rnic.count(RnicCounter.RETRY_EXCEEDED);
             failAt(psn, WcStatus.RETRY_EXC_ERR);
             return;
         }
-        if (qp.retryCnt != 7) {
-            retriesLeft--;
-        }
+        retriesLeft--;
+        retryStarted = true;
+        rnic.count(RnicCounter.COMPLETER_RETRIES);
         qp.requester.rewindTo(psn);
     }
 
@@ -315,6 +393,9 @@ final class Completer {
             SendWqe wqe = sq.at(sq.retired);
             if (wqe.state == SendWqe.DONE) {
                 sq.retired++;
+                if (wqe.opcode.isSend()) {
+                    rnic.count(RnicCounter.SENDS_COMPLETED); // rxe do_complete: RXE_CNT_RDMA_SEND
+                }
                 qp.completeSend(wqe, WcStatus.SUCCESS);
             } else if (wqe.state == SendWqe.FAILED) {
                 sq.retired++;

@@ -13,6 +13,7 @@ import org.roce4j.verbs.Device;
 import org.roce4j.verbs.Gid;
 import org.roce4j.verbs.Pd;
 import org.roce4j.verbs.PortAttr;
+import org.roce4j.verbs.PortCounters;
 
 /** An open emulated device: owns PDs, CQs and completion channels, and receives async events. */
 final class EmulatedContext extends Resource implements Context {
@@ -51,6 +52,19 @@ final class EmulatedContext extends Resource implements Context {
             checkPort("ibv_query_port", portNum);
         });
         return rnic.portAttr;
+    }
+
+    /**
+     * The port's counters, named as rxe's {@code hw_counters} (see {@link RnicCounter}): a snapshot,
+     * it does not drive a deterministic fabric (poll first to let pending work happen).
+     */
+    @Override
+    public PortCounters queryPortCounters(int portNum) {
+        return rnic.call(() -> {
+            checkOpen("query port counters");
+            checkPort("query port counters", portNum);
+            return rnic.portCounters();
+        });
     }
 
     static void checkPort(String verb, int portNum) {

@@ -58,6 +58,8 @@ final class EmulatedQp extends Resource implements Qp {
     final Responder responder;
     /** Set while the QP waits on the RNIC's run queue. */
     boolean scheduled;
+    /** Set while the QP is on the RNIC's list of QPs with a timer armed. */
+    boolean timed;
 
     QpState state = QpState.RESET;
     int pkeyIndex;
@@ -474,6 +476,9 @@ final class EmulatedQp extends Resource implements Qp {
 
     void completeReceive(long wrId, WcStatus status, WcOpcode opcode, int byteLen, int immData, int invalidatedRkey,
                          int srcQp, int wcFlags, boolean solicited) {
+        if (status == WcStatus.SUCCESS) {
+            rnic.count(RnicCounter.RECEIVES_COMPLETED); // rxe do_complete: RXE_CNT_RDMA_RECV
+        }
         WorkCompletion wc = new WorkCompletion(wrId, status, opcode, 0, byteLen, immData, invalidatedRkey, qpn,
                 srcQp, wcFlags, 0, 0, 0, 0);
         if (!recvCq.add(wc, solicited) && state != QpState.ERR) {
@@ -509,12 +514,14 @@ final class EmulatedQp extends Resource implements Qp {
                 rnic.count(RnicCounter.DROPPED_QKEY_VIOLATION);
                 return;
             }
+            rnic.count(RnicCounter.PACKETS_RECEIVED); // rxe_rcv: past the header checks (type, state, keys)
             responder.onRequest(packet, nowNanos);
         } else {
             if (state != QpState.RTS && state != QpState.SQD) {
                 rnic.count(RnicCounter.DROPPED_QP_STATE);
                 return;
             }
+            rnic.count(RnicCounter.PACKETS_RECEIVED);
             completer.onResponse(packet, nowNanos);
         }
     }

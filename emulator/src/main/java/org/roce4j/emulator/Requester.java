@@ -53,6 +53,8 @@ final class Requester {
 
     /** The PSN of the next packet sent. */
     int psn;
+    /** The first PSN never sent: anything before it sent again is a retransmission. */
+    private int freshPsn;
     /** Sequence number of the WQE being sent (or next to start). */
     long next;
     /** Packets of that WQE already sent (READ: responses already received when re-requesting). */
@@ -72,6 +74,7 @@ final class Requester {
     /** sq_psn set by a modify. */
     void startAt(int firstPsn) {
         psn = firstPsn;
+        freshPsn = firstPsn;
         qp.completer.startAt(firstPsn);
     }
 
@@ -163,7 +166,7 @@ final class Requester {
                     && Psn.distance(qp.completer.expectedPsn, psn) >= DeviceLimits.MAX_UNACKED_PSNS) {
                 break; // the window is full: an ACK reschedules us
             }
-            sendPacket(wqe, next);
+            sendPacket(wqe, next, nowNanos);
             work++;
         }
         if (work >= Rnic.PACKETS_PER_TURN) {
@@ -227,7 +230,7 @@ final class Requester {
         wqe.status = status;
     }
 
-    private void sendPacket(SendWqe wqe, long seq) {
+    private void sendPacket(SendWqe wqe, long seq, long nowNanos) {
         WrOpcode wr = wqe.opcode;
         int mtu = qp.mtu();
         Opcode opcode;
@@ -281,12 +284,21 @@ final class Requester {
         }
         int length = rnic.frameWriter.finish(b, path.ipv6, payloadAt + payload, payload);
         rnic.transmit(length);
+        if (Psn.compare(psn, freshPsn) < 0) {
+            rnic.count(RnicCounter.RETRANSMITTED_PACKETS);
+        }
         if (wr == WrOpcode.RDMA_READ) {
             psn = Psn.next(wqe.lastPsn);
             packetIndex = wqe.packets;
         } else {
             psn = Psn.next(psn);
             packetIndex++;
+        }
+        if (Psn.compare(psn, freshPsn) > 0) {
+            freshPsn = psn;
+        }
+        if (qp.type == QpType.RC) {
+            qp.completer.armAckTimer(nowNanos); // IBTA 9.7.6.1.3: every request expects a response in time
         }
         if (packetIndex >= wqe.packets) {
             next++;

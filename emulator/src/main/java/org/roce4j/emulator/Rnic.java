@@ -5,7 +5,10 @@ import java.net.Inet6Address;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 import java.util.function.ToIntBiFunction;
@@ -21,6 +24,7 @@ import org.roce4j.verbs.Errno;
 import org.roce4j.verbs.Gid;
 import org.roce4j.verbs.Mtu;
 import org.roce4j.verbs.PortAttr;
+import org.roce4j.verbs.PortCounters;
 import org.roce4j.verbs.VerbsException;
 import org.roce4j.wire.DropReason;
 import org.roce4j.wire.MacAddress;
@@ -195,11 +199,12 @@ final class Rnic implements Agent, FrameReceiver {
 
     /** A QP armed or cleared a timer; {@link #nextDeadlineNanos} looks at the QPs listed here. */
     void timerChanged(EmulatedQp qp) {
-        if (qp.deadlineNanos() != Long.MAX_VALUE) {
-            if (!timedQps.contains(qp)) {
-                timedQps.add(qp);
-            }
-        } else {
+        boolean armed = qp.deadlineNanos() != Long.MAX_VALUE;
+        if (armed && !qp.timed) { // the flag, not contains(): the ACK timer moves on every response
+            qp.timed = true;
+            timedQps.add(qp);
+        } else if (!armed && qp.timed) {
+            qp.timed = false;
             timedQps.remove(qp);
         }
     }
@@ -213,7 +218,8 @@ final class Rnic implements Agent, FrameReceiver {
             EmulatedQp qp = timedQps.get(i);
             if (qp.deadlineNanos() <= nowNanos) {
                 timedQps.remove(i);
-                qp.onTimer(nowNanos);
+                qp.timed = false;
+                qp.onTimer(nowNanos); // re-registers the QP if a timer is still armed
                 work++;
             }
         }
@@ -283,6 +289,7 @@ final class Rnic implements Agent, FrameReceiver {
         if (path.destinationMac < 0) {
             path.destinationMac = neighbors.lookup(path.destinationGid);
             if (path.destinationMac < 0) {
+                count(RnicCounter.SEND_ERRORS); // no neighbour: the fabric drops it, as a failed route would
                 return 0xFFFF_FFFF_FFFFL;
             }
         }
@@ -301,5 +308,22 @@ final class Rnic implements Agent, FrameReceiver {
 
     long dropped(DropReason reason) {
         return decodeDrops[reason.ordinal()];
+    }
+
+    /**
+     * The port counters of the Verbs API, read from the same arrays as {@link #counter} and
+     * {@link #dropped}: every {@link RnicCounter} by its port counter name (rxe's first), then
+     * {@code icrc_errors}, then the frames that did not parse, per reason, as {@code dropped_<reason>}.
+     */
+    PortCounters portCounters() {
+        Map<String, Long> values = new LinkedHashMap<>();
+        for (RnicCounter c : RnicCounter.values()) {
+            values.put(c.portCounterName(), counters[c.ordinal()]);
+        }
+        values.put("icrc_errors", decodeDrops[DropReason.BAD_ICRC.ordinal()]);
+        for (DropReason reason : DropReason.values()) {
+            values.put("dropped_" + reason.name().toLowerCase(Locale.ROOT), decodeDrops[reason.ordinal()]);
+        }
+        return new PortCounters(DeviceLimits.PORT, values);
     }
 }

@@ -1,36 +1,62 @@
 package org.roce4j.emulator;
 
 /**
- * What an emulated RNIC counts, for tests and diagnostics ({@link SoftRnic#counter}). Frames that
- * fail to parse are counted per {@link org.roce4j.wire.DropReason} ({@link SoftRnic#dropped}).
+ * What an emulated RNIC counts, for tests and diagnostics ({@link SoftRnic#counter}), and the one
+ * source of the port counters the Verbs API shows ({@code Context.queryPortCounters}): each counter
+ * has its {@link #portCounterName()}, Linux Soft-RoCE's name where rxe counts the same event
+ * ({@code rxe_hw_counters.c}, in rxe's order), a roce4j name otherwise. Frames that fail to parse
+ * are counted per {@link org.roce4j.wire.DropReason} ({@link SoftRnic#dropped}).
  */
 public enum RnicCounter {
-    FRAMES_SENT("frames transmitted"),
-    FRAMES_RECEIVED("frames received, before any check"),
-    DROPPED_MALFORMED("frames that did not parse as RoCEv2 or failed the ICRC"),
-    DROPPED_NOT_OUR_GID("destination IP is none of this port's GIDs (rxe_chk_dgid)"),
-    DROPPED_UNKNOWN_QP("destination QP does not exist"),
-    DROPPED_WRONG_TRANSPORT("opcode's transport does not match the QP type, or a CNP"),
-    DROPPED_BAD_PKEY("P_Key does not match the default partition"),
-    DROPPED_QKEY_VIOLATION("UD Q_Key does not match the QP's (IBTA C10-15: silently dropped)"),
-    DROPPED_QP_STATE("the QP's state does not accept the packet"),
-    DROPPED_NO_RECEIVE_WQE("UC/UD message with no receive WQE (IBTA: silently dropped)"),
-    DROPPED_UC_MESSAGE("UC packets of a message dropped after a sequence or length error"),
-    DROPPED_STALE_RESPONSE("responses matching no outstanding request"),
-    DUPLICATE_REQUESTS("RC requests with a PSN already seen"),
-    OUT_OF_SEQUENCE_REQUESTS("RC requests with a PSN ahead of the expected one"),
-    ACKS_SENT("ACK packets sent"),
-    NAKS_SENT("NAK packets sent (sequence, invalid request, access, operational)"),
-    RNR_NAKS_SENT("RNR NAKs sent"),
-    NAKS_RECEIVED("NAKs received"),
-    RNR_NAKS_RECEIVED("RNR NAKs received"),
-    RETRIES("times the requester went back to resend"),
-    COMPLETIONS("work completions generated");
+    // ---- rxe's hw_counters, rxe's order -----------------------------------------------------
+    FRAMES_SENT("sent_pkts", "frames transmitted: requests, responses, ACKs (rxe_xmit_packet)"),
+    PACKETS_RECEIVED("rcvd_pkts", "packets that passed the header checks and reached a QP (rxe_rcv)"),
+    DUPLICATE_REQUESTS("duplicate_request", "RC requests with a PSN already seen"),
+    OUT_OF_SEQUENCE_REQUESTS("out_of_seq_request", "RC requests ahead of the expected PSN that drew a sequence NAK"),
+    RNR_NAKS_RECEIVED("rcvd_rnr_err", "RNR NAKs received"),
+    RNR_NAKS_SENT("send_rnr_err", "RNR NAKs sent"),
+    SEQUENCE_NAKS_RECEIVED("rcvd_seq_err", "PSN sequence error NAKs received"),
+    RESPONSES_TO_COMPLETER("ack_deferred", "response packets handed to a completer (rxe_comp_queue_pkt)"),
+    RETRY_EXCEEDED("retry_exceeded_err", "send WQEs failed with RETRY_EXC_ERR"),
+    RNR_RETRY_EXCEEDED("retry_rnr_exceeded_err", "send WQEs failed with RNR_RETRY_EXC_ERR"),
+    COMPLETER_RETRIES("completer_retry_err",
+            "go-backs charged to retry_cnt: sequence NAK, implicit NAK, local ACK timeout"),
+    SEND_ERRORS("send_err", "frames sent to a GID no node of the fabric owns (no neighbour: broadcast, lost)"),
+    LINK_DOWNED("link_downed", "link down events: always 0, the fabric's links never go down"),
+    SENDS_COMPLETED("rdma_sends", "SEND WQEs completed successfully at the requester"),
+    RECEIVES_COMPLETED("rdma_recvs", "receive WQEs completed successfully at the responder"),
 
+    // ---- roce4j's own ------------------------------------------------------------------------
+    LOCAL_ACK_TIMEOUTS("local_ack_timeouts", "local ACK timer expiries with packets outstanding (IBTA 9.7.6.1.3)"),
+    RETRANSMITTED_PACKETS("retransmitted_pkts", "request packets sent again with a PSN already sent"),
+    FRAMES_RECEIVED("rcvd_frames", "frames received, before any check"),
+    ACKS_SENT("acks_sent", "ACK packets sent"),
+    NAKS_SENT("naks_sent", "NAK packets sent (sequence, invalid request, access, operational)"),
+    NAKS_RECEIVED("rcvd_naks", "NAKs received, RNR NAKs not included"),
+    RETRIES("retries", "times the requester went back to resend (RNR retries included)"),
+    COMPLETIONS("completions", "work completions generated"),
+    DROPPED_MALFORMED("dropped_malformed", "frames that did not parse as RoCEv2 or failed the ICRC"),
+    DROPPED_NOT_OUR_GID("dropped_not_our_gid", "destination IP is none of this port's GIDs (rxe_chk_dgid)"),
+    DROPPED_UNKNOWN_QP("dropped_unknown_qp", "destination QP does not exist"),
+    DROPPED_WRONG_TRANSPORT("dropped_wrong_transport", "opcode's transport does not match the QP type, or a CNP"),
+    DROPPED_BAD_PKEY("dropped_bad_pkey", "P_Key does not match the default partition"),
+    DROPPED_QKEY_VIOLATION("dropped_qkey_violation", "UD Q_Key does not match the QP's (IBTA C10-15: silently dropped)"),
+    DROPPED_QP_STATE("dropped_qp_state", "the QP's state does not accept the packet"),
+    DROPPED_NO_RECEIVE_WQE("dropped_no_receive_wqe", "UC/UD message with no receive WQE (IBTA: silently dropped)"),
+    DROPPED_UC_MESSAGE("dropped_uc_message", "UC packets of a message dropped after a sequence or length error"),
+    DROPPED_STALE_RESPONSE("dropped_stale_response", "responses matching no outstanding request");
+
+    private final String portCounterName;
     private final String description;
 
-    RnicCounter(String description) {
+    RnicCounter(String portCounterName, String description) {
+        this.portCounterName = portCounterName;
         this.description = description;
+    }
+
+    /** The name in {@code Context.queryPortCounters}: rxe's where rxe counts the same thing. */
+    public String portCounterName() {
+        return portCounterName;
     }
 
     public String description() {

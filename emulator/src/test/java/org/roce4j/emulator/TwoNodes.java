@@ -8,6 +8,7 @@ import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.function.Consumer;
 
 import org.roce4j.emulator.fabric.Fabric;
 import org.roce4j.verbs.AccessFlag;
@@ -100,6 +101,12 @@ final class TwoNodes implements AutoCloseable {
     }
 
     static void connect(Qp qp, int remoteQpn, Gid remoteGid, int localPsn, int remotePsn, Mtu mtu, int rnrRetry) {
+        connect(qp, remoteQpn, remoteGid, localPsn, remotePsn, mtu, rtr -> { }, rts -> rts.rnrRetry(rnrRetry));
+    }
+
+    /** As above, with changes to the RTR and RTS attributes (timeout, retry_cnt, max_rd_atomic, …). */
+    static void connect(Qp qp, int remoteQpn, Gid remoteGid, int localPsn, int remotePsn, Mtu mtu,
+                        Consumer<QpAttr> rtrChanges, Consumer<QpAttr> rtsChanges) {
         QpType type = qp.type();
         QpAttr init = new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1);
         if (type == QpType.UD) {
@@ -113,14 +120,25 @@ final class TwoNodes implements AutoCloseable {
             rtr.pathMtu(mtu).destQpNum(remoteQpn).rqPsn(remotePsn).ahAttr(AhAttr.of(remoteGid, 1, 1));
             if (type == QpType.RC) {
                 rtr.maxDestRdAtomic(16).minRnrTimer(12);
+                rtrChanges.accept(rtr);
             }
         }
         qp.modify(rtr);
         QpAttr rts = new QpAttr().qpState(QpState.RTS).sqPsn(localPsn);
         if (type == QpType.RC) {
-            rts.timeout(14).retryCnt(7).rnrRetry(rnrRetry).maxRdAtomic(16);
+            rts.timeout(14).retryCnt(7).rnrRetry(7).maxRdAtomic(16);
+            rtsChanges.accept(rts);
         }
         qp.modify(rts);
+    }
+
+    /** Two RC QPs connected A (PSN 100) ↔ B (PSN 200), each side's attributes changed as given. */
+    Qp[] rcPair(Mtu mtu, Consumer<QpAttr> rtrA, Consumer<QpAttr> rtsA, Consumer<QpAttr> rtrB, Consumer<QpAttr> rtsB) {
+        Qp qa = a.createQp(QpType.RC, 64);
+        Qp qb = b.createQp(QpType.RC, 64);
+        connect(qa, qb.qpNum(), b.gid(), 100, 200, mtu, rtrA, rtsA);
+        connect(qb, qa.qpNum(), a.gid(), 200, 100, mtu, rtrB, rtsB);
+        return new Qp[] {qa, qb};
     }
 
     /** Two QPs of a type, connected to each other (UD: only brought to RTS). */

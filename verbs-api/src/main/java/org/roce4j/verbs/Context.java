@@ -16,6 +16,15 @@ public interface Context extends AutoCloseable {
     /** {@code ibv_query_port}; ports are numbered from 1, anything else is EINVAL. */
     PortAttr queryPort(int portNum);
 
+    /**
+     * The port's hardware counters (Linux: {@code hw_counters} in sysfs, {@code rdma statistic}),
+     * names as Soft-RoCE's. Ports are numbered from 1, anything else is EINVAL; a provider without
+     * counters throws EOPNOTSUPP.
+     */
+    default PortCounters queryPortCounters(int portNum) {
+        throw new VerbsException(Errno.EOPNOTSUPP, "query port counters: not supported by this provider");
+    }
+
     /** {@code ibv_query_gid}; an index past the table or an empty entry is EINVAL. */
     Gid queryGid(int portNum, int index);
 
