@@ -61,7 +61,9 @@ final class DemoScenario {
     private final PrintWriter out;
     private final Mtu mtu;
     private int steps;
-    private int failures;
+    /** Steps with at least one wrong completion or byte. */
+    private int failedSteps;
+    private int lastFailedStep;
     /** What the run was waiting for when it gave up, or null. */
     private String stuckAt;
 
@@ -104,8 +106,8 @@ final class DemoScenario {
                 stuckAt = e.getMessage();
             }
         }
-        out.printf("%n%d of %d steps correct%n", steps - failures, steps);
-        return failures == 0;
+        out.printf("%n%d of %d steps correct%n", steps - failedSteps, steps);
+        return failedSteps == 0;
     }
 
     /** {@return true if a completion never came and the scenario stopped there} */
@@ -275,7 +277,10 @@ final class DemoScenario {
 
     private void check(boolean ok, String failure) {
         if (!ok) {
-            failures++;
+            if (lastFailedStep != steps) {
+                failedSteps++;
+                lastFailedStep = steps;
+            }
             out.printf("    WRONG: %s%n", failure);
         }
     }

@@ -12,7 +12,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -37,10 +36,8 @@ import org.roce4j.wire.pcap.PcapRecord;
  * faults, a summary of what the faults did and how the RNICs recovered, and a capture that shows
  * the recovery. Every run names its seed, and the same options replay it.
  *
- * <p>Two groups: tests that pass with the RNIC as it is (NAK-driven go-back-N, duplicate
- * detection, the ICRC check), and tests marked NEEDS THE RETRANSMISSION TIMER, which need the
- * requester's ACK timeout (a lost last packet or a lost ACK is recovered by nothing else). Those
- * probe for the timer and are skipped, loudly, while the RNIC has none.
+ * <p>Recovery comes from NAK-driven go-back-N, duplicate detection, the ICRC check and, for a lost
+ * last packet or a lost ACK, nothing but the requester's local ACK timeout (IBTA 9.7.6.1.3).
  */
 class DemoFaultsTest {
     /** A replay: one fault of each kind, recovered by a PSN sequence NAK and go-back-N, no timer needed. */
@@ -48,8 +45,6 @@ class DemoFaultsTest {
             "--corrupt", "0.05", "--seed", "17"};
     private static final MacAddress NODE_A = MacAddress.parse("02:00:00:00:00:0a");
 
-    /** Whether the RNIC recovers a lost ACK (see {@link #requireRetransmissionTimer}); null until probed. */
-    private static Boolean timerProbe;
 
     @TempDir
     Path dir;
@@ -138,19 +133,19 @@ class DemoFaultsTest {
     void hopelessRunEndsAndNamesItsSeed() {
         TestCaptures.Run run = demo("--loss", "1", "--seed", "5");
         assertThat(run.exitCode()).as(run.out()).isEqualTo(1);
-        // Without the retransmission timer the run is STUCK; with it, the requester gives up
-        // (RETRY_EXC_ERR) and the run is WRONG. Either way, the seed is named.
-        assertThat(run.out()).containsPattern("(STUCK at step 1, A: no completion for wr_id 1|WRONG under faults)")
+        // Everything lost: the requester's retries run out (RETRY_EXC_ERR), the receiver never sees
+        // the message; the run ends WRONG or STUCK, naming the seed.
+        assertThat(run.out()).contains("RETRY_EXC_ERR").contains("0 of 1 steps correct")
+                .containsPattern("(STUCK at step 1|WRONG under faults)")
                 .contains("seed 5: the same options replay this run");
     }
 
-    // ---- NEEDS THE RETRANSMISSION TIMER (the colleague's RNIC work) ---------------------------
+    // ---- recovery by the local ACK timeout -------------------------------------------------------
 
     @ParameterizedTest(name = "seed {0}")
     @ValueSource(ints = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20})
-    @DisplayName("NEEDS THE RETRANSMISSION TIMER: 5% of every fault, any seed: the same completions and memory")
+    @DisplayName("5% of every fault, any seed: the same completions and memory as without faults")
     void anySeedRecovers(int seed) {
-        requireRetransmissionTimer();
         TestCaptures.Run run = demo("--loss", "0.05", "--reorder", "0.05", "--duplicate", "0.05", "--corrupt", "0.05",
                 "--seed", String.valueOf(seed));
         assertThat(run.exitCode()).as(run.out()).isZero();
@@ -158,9 +153,8 @@ class DemoFaultsTest {
     }
 
     @Test
-    @DisplayName("NEEDS THE RETRANSMISSION TIMER: a lost ACK is recovered by a timeout: the SEND's PSN sent again ~67 ms later, no NAK")
+    @DisplayName("IBTA 9.7.6.1.3: a lost ACK is recovered by the ACK timeout: the SEND's PSN sent again ~67 ms later, no NAK")
     void lostAckRecoveredByTimeout() throws Exception {
-        requireRetransmissionTimer();
         Path pcap = dir.resolve("lost-ack.pcap");
         Faults plan = Faults.seeded(0).dropNth(1, FrameMatch.only(FrameClass.ACKS));
         assertThat(DemoCommand.run(pcap, DemoCommand.DEFAULT_MTU, plan, quiet())).as(plan.toString()).isTrue();
@@ -176,26 +170,6 @@ class DemoFaultsTest {
         // timeout 14 in the demo: 4.096 µs * 2^14 = 67.1 ms (IBTA 9.7.6.1.3)
         assertThat(firstSendTimes.get(1) - firstSendTimes.get(0)).isBetween(60_000_000L, 1_000_000_000L);
         assertThat(frames.stream().filter(DemoFaultsTest::isSequenceNak)).isEmpty();
-    }
-
-    /**
-     * Probes the RNIC: drops the demo's first ACK. Only the requester's ACK timeout can recover
-     * it (the next request waits for the completion), so the demo finishes iff the timer exists.
-     */
-    private void requireRetransmissionTimer() {
-        if (timerProbe == null) {
-            try {
-                timerProbe = DemoCommand.run(dir.resolve("probe.pcap"), DemoCommand.DEFAULT_MTU,
-                        Faults.seeded(0).dropNth(1, FrameMatch.only(FrameClass.ACKS)), quiet());
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        }
-        if (!timerProbe) {
-            String message = "the RNIC has no retransmission (ACK timeout) timer yet: this test did NOT run";
-            System.err.println("\n*** SKIPPED: " + message + " ***\n");
-            Assumptions.abort(message);
-        }
     }
 
     private TestCaptures.Run demo(String... options) {
