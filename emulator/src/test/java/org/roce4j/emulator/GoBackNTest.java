@@ -13,6 +13,8 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.roce4j.verbs.Mtu;
 import org.roce4j.verbs.Qp;
+import org.roce4j.verbs.QpAttr;
+import org.roce4j.verbs.QpState;
 import org.roce4j.verbs.QpType;
 import org.roce4j.verbs.RecvWr;
 import org.roce4j.verbs.SendWr;
@@ -81,6 +83,28 @@ class GoBackNTest {
         assertThat(countersA.get("completer_retry_err")).isEqualTo(1);
         assertThat(countersA.get("retransmitted_pkts")).isEqualTo(6);
         assertThat(countersA.get("local_ack_timeouts")).isZero();
+    }
+
+    @Test
+    @DisplayName("rxe check_ack: a sequence NAK that acknowledges earlier PSNs is progress — retry_cnt counts "
+            + "afresh, so two separate losses in one message do not exhaust retry_cnt 1")
+    void sequenceNakWithProgressRestoresRetryCount() {
+        Qp qa = a.createQp(QpType.RC, 16);
+        Qp qb = b.createQp(QpType.RC, 16);
+        TwoNodes.connect(qb, qa.qpNum(), a.gid(), 200, 100, Mtu.MTU_1024);
+        TwoNodes.connect(qa, qb.qpNum(), b.gid(), 100, 200, Mtu.MTU_1024);
+        // Only one retry allowed without progress (SQD→SQD is where RETRY_CNT may change, IBTA 10.3.1).
+        qa.modify(new QpAttr().qpState(QpState.SQD));
+        qa.modify(new QpAttr().retryCnt(1));
+        qa.modify(new QpAttr().qpState(QpState.RTS));
+        // First go-back from 102; its retransmission loses 106, a second go-back after progress.
+        nodes.fabric.filter(script.dropNth(1, FaultScript.requestFromA(102)).dropNth(2, FaultScript.requestFromA(106)));
+        fill(a.memory, 0, 10240, 9);
+        qa.postSend(SendWr.rdmaWrite(1, a.mr, 0, 10240, b.mr.address() + 8192, b.mr.rkey()));
+
+        assertThat(a.pollAll()).extracting(WorkCompletion::status).containsExactly(WcStatus.SUCCESS);
+        assertThat(script.count(f -> !f.fromA() && f.isNak(NakCode.PSN_SEQUENCE_ERROR.code()))).isEqualTo(2);
+        assertSameBytes(a.memory, 0, b.memory, 8192, 10240);
     }
 
     @Test
