@@ -59,6 +59,8 @@ final class Completer {
     private long ackTimeoutAt = Long.MAX_VALUE;
     /** A go-back is under way and no progress was made since (rxe {@code comp.started_retry}). */
     private boolean retryStarted;
+    /** Go-backs started so far: a response that made progress and then went back keeps its go-back. */
+    private long goBacks;
 
     Completer(EmulatedQp qp) {
         this.qp = qp;
@@ -142,6 +144,9 @@ final class Completer {
                 retryStarted = false; // a timeout always retries (rxe timeout_retry)
                 retry(expectedPsn);
                 retire();
+                // Rearm while packets are outstanding: should a go-back find nothing to resend, the
+                // QP still ends (RETRY_EXC_ERR) instead of waiting forever with no timer.
+                restartAckTimer(nowNanos);
             }
         }
         rnic.timerChanged(qp);
@@ -156,6 +161,7 @@ final class Completer {
         }
         rnic.count(RnicCounter.RESPONSES_TO_COMPLETER);
         int before = expectedPsn;
+        long goBacksBefore = goBacks;
         OperationKind kind = packet.opcode().kind();
         switch (kind) {
             case ACKNOWLEDGE -> onAcknowledge(packet, psn, nowNanos);
@@ -163,8 +169,8 @@ final class Completer {
             case ATOMIC_ACKNOWLEDGE -> onAtomicAcknowledge(packet, psn);
             default -> rnic.count(RnicCounter.DROPPED_STALE_RESPONSE);
         }
-        if (expectedPsn != before) {
-            retryStarted = false; // progress: the next loss may start a new go-back
+        if (expectedPsn != before && goBacks == goBacksBefore) {
+            retryStarted = false; // progress: the next loss may start a new go-back (not this response's own)
         }
         retire();
         restartAckTimer(nowNanos);
@@ -244,7 +250,15 @@ final class Completer {
                 break;
             }
             if (wqe.needsResponseData()) {
-                retry(Psn.compare(wqe.firstPsn, expectedPsn) >= 0 ? wqe.firstPsn : expectedPsn);
+                // Everything before the READ/atomic is acknowledged (IBTA 9.7.5.1.5): move the expected
+                // PSN onto it, so that it never rests on a WQE already done (a later go-back from it
+                // would find nothing to resend). That is progress, so this loss starts a go-back of its
+                // own even if one was under way (rxe check_psn → COMPST_ERROR_RETRY).
+                if (Psn.compare(wqe.firstPsn, expectedPsn) > 0) {
+                    expectedPsn = wqe.firstPsn;
+                    retryStarted = false;
+                }
+                retry(expectedPsn);
                 return false;
             }
             wqe.state = SendWqe.DONE;
@@ -359,6 +373,7 @@ final class Completer {
         }
         retriesLeft--;
         retryStarted = true;
+        goBacks++;
         rnic.count(RnicCounter.COMPLETER_RETRIES);
         qp.requester.rewindTo(psn);
     }
