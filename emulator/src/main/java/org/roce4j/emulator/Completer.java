@@ -37,7 +37,8 @@ import org.roce4j.wire.Psn;
  *       retry; with none left the WQE fails RETRY_EXC_ERR, so a PSN is sent at most retry_cnt + 1
  *       times. Unlike rnr_retry, 7 is not infinite (IBTA; rxe treats 7 as infinite for both). One
  *       go-back is charged per loss: further triggers before progress are ignored (rxe
- *       {@code started_retry}), except a timeout.</li>
+ *       {@code started_retry}), except a timeout. Forward progress, reported by an ACK or by a NAK
+ *       (which acknowledges the PSNs before it), reloads retry_cnt and ends the go-back.</li>
  * </ul>
  */
 final class Completer {
@@ -255,16 +256,32 @@ final class Completer {
                 // would find nothing to resend). That is progress, so this loss starts a go-back of its
                 // own even if one was under way (rxe check_psn → COMPST_ERROR_RETRY).
                 if (Psn.compare(wqe.firstPsn, expectedPsn) > 0) {
-                    expectedPsn = wqe.firstPsn;
-                    retryStarted = false;
+                    progressTo(wqe.firstPsn);
                 }
                 retry(expectedPsn);
                 return false;
             }
             wqe.state = SendWqe.DONE;
         }
-        expectedPsn = Psn.next(psn);
+        progressTo(Psn.next(psn));
         return true;
+    }
+
+    /**
+     * Forward progress, whatever response reported it (an ACK, or a sequence or RNR NAK, which
+     * acknowledges every PSN before its own — IBTA 9.7.5.1.2): retry_cnt is reloaded and a go-back
+     * under way is over, so a loss reported by the same response starts a go-back at once (rxe
+     * check_psn: a WQE completed by any response → reset_retry_counters, which clears
+     * started_retry). Without it, when reordering lets a NAK overtake the ACKs before it, the ACKs
+     * arrive stale, every go-back is charged and none reloads, and a transfer that is moving ends
+     * in RETRY_EXC_ERR; and a NAK for a new loss during a go-back waited for the ACK timeout.
+     */
+    private void progressTo(int psn) {
+        if (Psn.compare(psn, expectedPsn) > 0) {
+            expectedPsn = psn;
+            retriesLeft = qp.retryCnt;
+            retryStarted = false;
+        }
     }
 
     private void onReadResponse(PacketInfo packet, int psn) {
