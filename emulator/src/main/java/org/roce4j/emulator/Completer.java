@@ -37,7 +37,8 @@ import org.roce4j.wire.Psn;
  *       retry; with none left the WQE fails RETRY_EXC_ERR, so a PSN is sent at most retry_cnt + 1
  *       times. Unlike rnr_retry, 7 is not infinite (IBTA; rxe treats 7 as infinite for both). One
  *       go-back is charged per loss: further triggers before progress are ignored (rxe
- *       {@code started_retry}), except a timeout.</li>
+ *       {@code started_retry}), except a timeout. Forward progress, reported by an ACK or by a NAK
+ *       (which acknowledges the PSNs before it), reloads retry_cnt and ends the go-back.</li>
  * </ul>
  */
 final class Completer {
@@ -59,6 +60,8 @@ final class Completer {
     private long ackTimeoutAt = Long.MAX_VALUE;
     /** A go-back is under way and no progress was made since (rxe {@code comp.started_retry}). */
     private boolean retryStarted;
+    /** Go-backs started so far: a response that made progress and then went back keeps its go-back. */
+    private long goBacks;
 
     Completer(EmulatedQp qp) {
         this.qp = qp;
@@ -142,6 +145,9 @@ final class Completer {
                 retryStarted = false; // a timeout always retries (rxe timeout_retry)
                 retry(expectedPsn);
                 retire();
+                // Rearm while packets are outstanding: should a go-back find nothing to resend, the
+                // QP still ends (RETRY_EXC_ERR) instead of waiting forever with no timer.
+                restartAckTimer(nowNanos);
             }
         }
         rnic.timerChanged(qp);
@@ -156,6 +162,7 @@ final class Completer {
         }
         rnic.count(RnicCounter.RESPONSES_TO_COMPLETER);
         int before = expectedPsn;
+        long goBacksBefore = goBacks;
         OperationKind kind = packet.opcode().kind();
         switch (kind) {
             case ACKNOWLEDGE -> onAcknowledge(packet, psn, nowNanos);
@@ -163,8 +170,8 @@ final class Completer {
             case ATOMIC_ACKNOWLEDGE -> onAtomicAcknowledge(packet, psn);
             default -> rnic.count(RnicCounter.DROPPED_STALE_RESPONSE);
         }
-        if (expectedPsn != before) {
-            retryStarted = false; // progress: the next loss may start a new go-back
+        if (expectedPsn != before && goBacks == goBacksBefore) {
+            retryStarted = false; // progress: the next loss may start a new go-back (not this response's own)
         }
         retire();
         restartAckTimer(nowNanos);
@@ -251,13 +258,37 @@ final class Completer {
                 break;
             }
             if (wqe.needsResponseData()) {
-                retry(Psn.compare(wqe.firstPsn, expectedPsn) >= 0 ? wqe.firstPsn : expectedPsn);
+                // Everything before the READ/atomic is acknowledged (IBTA 9.7.5.1.5): move the expected
+                // PSN onto it, so that it never rests on a WQE already done (a later go-back from it
+                // would find nothing to resend). That is progress, so this loss starts a go-back of its
+                // own even if one was under way (rxe check_psn → COMPST_ERROR_RETRY).
+                if (Psn.compare(wqe.firstPsn, expectedPsn) > 0) {
+                    progressTo(wqe.firstPsn);
+                }
+                retry(expectedPsn);
                 return false;
             }
             wqe.state = SendWqe.DONE;
         }
-        expectedPsn = Psn.next(psn);
+        progressTo(Psn.next(psn));
         return true;
+    }
+
+    /**
+     * Forward progress, whatever response reported it (an ACK, or a sequence or RNR NAK, which
+     * acknowledges every PSN before its own — IBTA 9.7.5.1.2): retry_cnt is reloaded and a go-back
+     * under way is over, so a loss reported by the same response starts a go-back at once (rxe
+     * check_psn: a WQE completed by any response → reset_retry_counters, which clears
+     * started_retry). Without it, when reordering lets a NAK overtake the ACKs before it, the ACKs
+     * arrive stale, every go-back is charged and none reloads, and a transfer that is moving ends
+     * in RETRY_EXC_ERR; and a NAK for a new loss during a go-back waited for the ACK timeout.
+     */
+    private void progressTo(int psn) {
+        if (Psn.compare(psn, expectedPsn) > 0) {
+            expectedPsn = psn;
+            retriesLeft = qp.retryCnt;
+            retryStarted = false;
+        }
     }
 
     private void onReadResponse(PacketInfo packet, int psn) {
@@ -367,6 +398,7 @@ final class Completer {
         }
         retriesLeft--;
         retryStarted = true;
+        goBacks++;
         rnic.count(RnicCounter.COMPLETER_RETRIES);
         qp.requester.rewindTo(psn);
     }
