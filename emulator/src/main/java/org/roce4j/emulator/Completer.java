@@ -211,19 +211,12 @@ final class Completer {
             }
             case AethSyndrome.Nak nak -> {
                 rnic.count(RnicCounter.NAKS_RECEIVED);
-                boolean progress = Psn.compare(psn, expectedPsn) > 0;
                 if (!acknowledgeThrough(Psn.add(psn, -1))) {
                     return;
                 }
                 switch (nak.value()) {
                     case 0 -> {
                         rnic.count(RnicCounter.SEQUENCE_NAKS_RECEIVED);
-                        // A sequence NAK acknowledges every PSN before it: when that is progress,
-                        // retry_cnt counts afresh (rxe check_ack, AETH_NAK_PSN_SEQ_ERROR), so only
-                        // losses without forward progress exhaust it.
-                        if (progress) {
-                            resetRetryCounters();
-                        }
                         // PSN sequence error: go back and resend from there; during an RNR wait the
                         // packets after the refused one are out of sequence anyway, and the RNR
                         // retry resends them.
@@ -320,8 +313,7 @@ final class Completer {
                 return;
             }
         }
-        expectedPsn = Psn.next(psn);
-        resetRetryCounters(); // every READ response in sequence is progress (rxe check_ack)
+        progressTo(Psn.next(psn)); // every READ response in sequence is progress (rxe check_ack)
         if (psn == wqe.lastPsn) {
             finishReadOrAtomic(wqe);
         }
