@@ -388,7 +388,9 @@ final class Completer {
             failAt(psn, WcStatus.RETRY_EXC_ERR);
             return;
         }
-        retriesLeft--;
+        if (!(qp.retryCnt == 7 && rnic.retryCountSevenIsInfinite)) { // rxe: "if (retry_cnt != 7) retry_cnt--"
+            retriesLeft--;
+        }
         retryStarted = true;
         goBacks++;
         rnic.count(RnicCounter.COMPLETER_RETRIES);

@@ -71,8 +71,12 @@ final class Rnic implements Agent, FrameReceiver {
     private int nextQpIndex;
     private final ArrayDeque<EmulatedQp> runQueue = new ArrayDeque<>();
     private final List<EmulatedQp> timedQps = new ArrayList<>();
+    /** Linux rxe's reading of retry_cnt 7: retry forever (IBTA: 7 retries). Off by default. */
+    final boolean retryCountSevenIsInfinite;
 
-    Rnic(Fabric fabric, String name, MacAddress mac, Inet4Address ipv4, Inet6Address ipv6, Mtu activeMtu) {
+    Rnic(Fabric fabric, String name, MacAddress mac, Inet4Address ipv4, Inet6Address ipv6, Mtu activeMtu,
+         boolean retryCountSevenIsInfinite) {
+        this.retryCountSevenIsInfinite = retryCountSevenIsInfinite;
         this.name = name;
         this.mac = mac;
         this.fabric = fabric;

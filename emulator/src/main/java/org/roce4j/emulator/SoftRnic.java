@@ -112,6 +112,7 @@ public final class SoftRnic {
         private Inet4Address ipv4;
         private Inet6Address ipv6;
         private Mtu activeMtu = DEFAULT_ACTIVE_MTU;
+        private boolean retryCountSevenIsInfinite;
 
         private Builder(Fabric fabric) {
             this.fabric = Objects.requireNonNull(fabric, "fabric");
@@ -145,11 +146,22 @@ public final class SoftRnic {
             return this;
         }
 
+        /**
+         * Linux rxe compatibility: a QP with retry_cnt 7 retries forever after timeouts and
+         * sequence NAKs, as rxe does ({@code rxe_comp.c}: {@code if (qp->comp.retry_cnt != 7)
+         * qp->comp.retry_cnt--}). Off by default: IBTA 9.7.6.1.3 makes 7 mean seven retries, and
+         * only rnr_retry 7 infinite.
+         */
+        public Builder retryCountSevenIsInfinite(boolean infinite) {
+            this.retryCountSevenIsInfinite = infinite;
+            return this;
+        }
+
         public SoftRnic attach() {
             Objects.requireNonNull(name, "name");
             Objects.requireNonNull(mac, "mac");
             Objects.requireNonNull(ipv4, "ipv4");
-            return new SoftRnic(new Rnic(fabric, name, mac, ipv4, ipv6, activeMtu));
+            return new SoftRnic(new Rnic(fabric, name, mac, ipv4, ipv6, activeMtu, retryCountSevenIsInfinite));
         }
     }
 }

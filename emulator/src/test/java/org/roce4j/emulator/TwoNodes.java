@@ -45,9 +45,14 @@ final class TwoNodes implements AutoCloseable {
     }
 
     TwoNodes(Fabric fabric) {
+        this(fabric, false);
+    }
+
+    /** @param retryCountSevenIsInfinite Linux rxe's reading of retry_cnt 7 (see SoftRnic.Builder) */
+    TwoNodes(Fabric fabric, boolean retryCountSevenIsInfinite) {
         this.fabric = fabric;
-        rnicA = node("rxe0", "02:00:00:00:00:01", "10.0.0.1");
-        rnicB = node("rxe1", "02:00:00:00:00:02", "10.0.0.2");
+        rnicA = node("rxe0", "02:00:00:00:00:01", "10.0.0.1", retryCountSevenIsInfinite);
+        rnicB = node("rxe1", "02:00:00:00:00:02", "10.0.0.2", retryCountSevenIsInfinite);
         a = new Side(rnicA);
         b = new Side(rnicB);
     }
@@ -87,9 +92,11 @@ final class TwoNodes implements AutoCloseable {
         }
     }
 
-    private SoftRnic node(String name, String mac, String ip) {
+    private SoftRnic node(String name, String mac, String ip, boolean retryCountSevenIsInfinite) {
         try {
-            return SoftRnic.attach(fabric, name, MacAddress.parse(mac), (Inet4Address) InetAddress.getByName(ip));
+            return SoftRnic.builder(fabric).name(name).mac(MacAddress.parse(mac))
+                    .ipv4((Inet4Address) InetAddress.getByName(ip))
+                    .retryCountSevenIsInfinite(retryCountSevenIsInfinite).attach();
         } catch (UnknownHostException e) {
             throw new AssertionError(e);
         }
