@@ -56,6 +56,28 @@ class ThreadedModeTest {
     }
 
     @Test
+    @DisplayName("IBTA 9.7.6.1.3 on the real clock: a lost WRITE is resent after the ACK timeout "
+            + "(timeout 10 ≈ 4.2 ms) by the same timer code the deterministic fabric runs on virtual time")
+    void ackTimeoutOnTheRealClock() {
+        try (TwoNodes nodes = new TwoNodes(Fabric.threaded())) {
+            Qp[] pair = nodes.rcPair(Mtu.MTU_1024, rtr -> { }, rts -> rts.timeout(10).retryCnt(7),
+                    rtr -> { }, rts -> { });
+            FaultScript script = new FaultScript();
+            nodes.fabric.filter(script.dropNth(1, f -> f.fromA()));
+            nodes.a.memory.set(ValueLayout.JAVA_LONG, 0, 0x5EED_F00DL);
+            long start = System.nanoTime();
+            pair[0].postSend(SendWr.rdmaWrite(1, nodes.a.mr, 0, 8, nodes.b.mr.address(), nodes.b.mr.rkey()));
+
+            assertThat(pollOne(nodes.a.cq).status()).isEqualTo(WcStatus.SUCCESS);
+
+            long elapsed = System.nanoTime() - start;
+            assertThat(elapsed).as("at least one ACK timeout of 4.096 µs × 2^10").isGreaterThanOrEqualTo(4096L << 10);
+            assertThat(nodes.b.memory.get(ValueLayout.JAVA_LONG, 0)).isEqualTo(0x5EED_F00DL);
+            assertThat(nodes.a.context.queryPortCounters(1).get("local_ack_timeouts")).isEqualTo(1);
+        }
+    }
+
+    @Test
     @DisplayName("getCqEvent waits for the event loop's completion, and times out when none comes")
     void completionEventWakesWaiter() {
         try (TwoNodes nodes = new TwoNodes(Fabric.threaded())) {
