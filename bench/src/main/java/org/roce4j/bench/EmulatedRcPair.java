@@ -50,15 +50,21 @@ final class EmulatedRcPair implements AutoCloseable {
     private final WorkCompletion[] completions = new WorkCompletion[64];
 
     EmulatedRcPair(long memoryBytes, int queueDepth, Mtu mtu) throws Exception {
-        this(memoryBytes, queueDepth, mtu, DEFAULT_ACK_TIMEOUT);
+        this(memoryBytes, queueDepth, mtu, DEFAULT_ACK_TIMEOUT, false);
     }
 
-    /** @param ackTimeout the QPs' local ACK timeout exponent: 4.096 µs × 2^ackTimeout */
-    EmulatedRcPair(long memoryBytes, int queueDepth, Mtu mtu, int ackTimeout) throws Exception {
-        SoftRnic a = SoftRnic.attach(fabric, "rxe0", MacAddress.parse("02:00:00:00:00:0a"),
-                (Inet4Address) InetAddress.getByName("10.0.0.1"));
-        SoftRnic b = SoftRnic.attach(fabric, "rxe1", MacAddress.parse("02:00:00:00:00:0b"),
-                (Inet4Address) InetAddress.getByName("10.0.0.2"));
+    private SoftRnic node(String name, String mac, String ipv4, boolean retryForever) throws Exception {
+        return SoftRnic.builder(fabric).name(name).mac(MacAddress.parse(mac))
+                .ipv4((Inet4Address) InetAddress.getByName(ipv4)).retryCountSevenIsInfinite(retryForever).attach();
+    }
+
+    /**
+     * @param ackTimeout the QPs' local ACK timeout exponent: 4.096 µs × 2^ackTimeout
+     * @param retryForever retry_cnt 7 retries forever, as Linux rxe does (IBTA: seven retries)
+     */
+    EmulatedRcPair(long memoryBytes, int queueDepth, Mtu mtu, int ackTimeout, boolean retryForever) throws Exception {
+        SoftRnic a = node("rxe0", "02:00:00:00:00:0a", "10.0.0.1", retryForever);
+        SoftRnic b = node("rxe1", "02:00:00:00:00:0b", "10.0.0.2", retryForever);
         contextA = a.device().open();
         contextB = b.device().open();
         pdA = contextA.allocPd();
