@@ -1,6 +1,7 @@
 package org.roce4j.emulator;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.roce4j.emulator.TestMemory.assertSameBytes;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -35,9 +36,6 @@ class EndToEndSmokeTest {
         }
     }
 
-    private static void assertSameBytes(MemorySegment a, long aOffset, MemorySegment b, long bOffset, int length) {
-        assertThat(MemorySegment.mismatch(a, aOffset, aOffset + length, b, bOffset, bOffset + length)).isEqualTo(-1);
-    }
 
     @Test
     void rcSendWriteReadAtomics() {

@@ -1,6 +1,8 @@
 package org.roce4j.emulator;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.roce4j.emulator.TestMemory.assertSameBytes;
+import static org.roce4j.emulator.TestMemory.fill;
 import static org.assertj.core.api.Assertions.tuple;
 
 import java.lang.foreign.MemorySegment;
@@ -46,15 +48,7 @@ class GoBackNTest {
         return nodes.fabric.clock().nanoTime();
     }
 
-    private static void fill(MemorySegment memory, long offset, int length, int seed) {
-        for (int i = 0; i < length; i++) {
-            memory.set(ValueLayout.JAVA_BYTE, offset + i, (byte) (i * 13 + seed + (i >>> 10)));
-        }
-    }
 
-    private static void assertSameBytes(MemorySegment x, long xOffset, MemorySegment y, long yOffset, int length) {
-        assertThat(MemorySegment.mismatch(x, xOffset, xOffset + length, y, yOffset, yOffset + length)).isEqualTo(-1L);
-    }
 
     @Test
     @DisplayName("IBTA 9.7.5.2.1: a MIDDLE packet of a 10-packet WRITE lost → one sequence NAK for its PSN, "

@@ -1,6 +1,8 @@
 package org.roce4j.emulator;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.roce4j.emulator.TestMemory.assertSameBytes;
+import static org.roce4j.emulator.TestMemory.fill;
 import static org.assertj.core.api.Assertions.tuple;
 
 import java.lang.foreign.MemorySegment;
@@ -41,15 +43,7 @@ class LocalAckTimeoutTest {
         return nodes.fabric.clock().nanoTime();
     }
 
-    private static void fill(MemorySegment memory, long offset, int length, int seed) {
-        for (int i = 0; i < length; i++) {
-            memory.set(ValueLayout.JAVA_BYTE, offset + i, (byte) (i * 31 + seed + (i >>> 8)));
-        }
-    }
 
-    private static void assertSameBytes(MemorySegment x, long xOffset, MemorySegment y, long yOffset, int length) {
-        assertThat(MemorySegment.mismatch(x, xOffset, xOffset + length, y, yOffset, yOffset + length)).isEqualTo(-1L);
-    }
 
     @Test
     @DisplayName("IBTA C9-141: nothing answers → RETRY_EXC_ERR after exactly retry_cnt + 1 transmissions, "
