@@ -571,6 +571,11 @@ final class EmulatedQp extends Resource implements Qp {
             if (closed) {
                 return;
             }
+            // rxe drains the QP's tasks before destroying it: an ACK the responder owes still goes
+            // out, or the peer's last message (already completed here) would be retried into error.
+            if (state == QpState.RTR || state == QpState.RTS || state == QpState.SQD) {
+                responder.flushPendingAck();
+            }
             closed = true;
             state = QpState.RESET;
             rnic.releaseQpn(qpn);

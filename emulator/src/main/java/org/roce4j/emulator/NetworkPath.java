@@ -25,9 +25,23 @@ final class NetworkPath {
         this.sourceIp = ipBytes(source, ipv6);
         this.destinationIp = ipBytes(av.dgid(), ipv6);
         this.trafficClass = av.trafficClass() & 0xFF;
-        // An IP TTL of 0 would be dropped by the first router; 64 is what an unset hop limit means here.
-        this.hopLimit = av.hopLimit() == 0 ? 64 : av.hopLimit() & 0xFF;
+        this.hopLimit = hopLimit(av);
         this.flowLabel = av.flowLabel() & 0xFFFFF;
+    }
+
+    /** The IP TTL / hop limit Linux puts in the frames. */
+    static final int ROUTE_HOP_LIMIT = 64;
+
+    /**
+     * Linux resolves a RoCE address vector through the IP route and replaces the GRH hop limit with
+     * the route's for any destination that is not link-local (core/verbs.c ib_resolve_unicast_gid_dmac:
+     * {@code grh->hop_limit = hop_limit} from rdma_addr_find_l2_eth_by_grh): ibv_rc_pingpong's hop
+     * limit 1 goes out as TTL 64, as the reference captures show. A link-local destination keeps the
+     * AV's value; 0 would be dropped by the first hop, so it means the route's too.
+     */
+    private static int hopLimit(AhAttr av) {
+        boolean linkLocal = (av.dgid().subnetPrefix() >>> 54) == (0xfe80L >>> 6);
+        return linkLocal && av.hopLimit() != 0 ? av.hopLimit() & 0xFF : ROUTE_HOP_LIMIT;
     }
 
     private static byte[] ipBytes(Gid gid, boolean ipv6) {
