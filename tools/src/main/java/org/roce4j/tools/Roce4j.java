@@ -22,8 +22,11 @@ import picocli.CommandLine.Spec;
  * are one line on stderr, never a stack trace.
  */
 @Command(name = "roce4j",
-        description = "RDMA verbs for Java with a software RoCEv2 RNIC: run the demo, decode captures, generate the project's captures.",
-        subcommands = {DemoCommand.class, DecodeCommand.class, GeneratePcapsCommand.class, CommandLine.HelpCommand.class})
+        description = "RDMA verbs for Java with a software RoCEv2 RNIC: run the demo, decode captures, generate the project's captures, "
+                + "and talk to rdma-core's pingpong examples.",
+        subcommands = {DemoCommand.class, DecodeCommand.class, GeneratePcapsCommand.class,
+            PingpongCommand.Rc.class, PingpongCommand.Uc.class, PingpongCommand.Ud.class, PingpongCommand.Srq.class,
+            DevicesCommand.class, DevinfoCommand.class, CommandLine.HelpCommand.class})
 public final class Roce4j implements Callable<Integer> {
     static final int USAGE = 2;
     static final int INTERNAL_ERROR = 3;
@@ -46,14 +49,34 @@ public final class Roce4j implements Callable<Integer> {
 
     /** Runs one command line, writing to {@code out} and {@code err}; returns the exit code. */
     static int run(PrintWriter out, PrintWriter err, String... args) {
-        int exitCode = commandLine(out, err).execute(args);
+        return run(out, err, PeerEnvironment.system(), args);
+    }
+
+    /** Runs one command line with the peer commands' devices (and server port) taken from {@code environment}. */
+    static int run(PrintWriter out, PrintWriter err, PeerEnvironment environment, String... args) {
+        int exitCode = commandLine(out, err, environment).execute(args);
         out.flush();
         err.flush();
         return exitCode;
     }
 
     static CommandLine commandLine(PrintWriter out, PrintWriter err) {
-        CommandLine commandLine = new CommandLine(new Roce4j());
+        return commandLine(out, err, PeerEnvironment.system());
+    }
+
+    static CommandLine commandLine(PrintWriter out, PrintWriter err, PeerEnvironment environment) {
+        CommandLine.IFactory defaults = CommandLine.defaultFactory();
+        CommandLine.IFactory factory = new CommandLine.IFactory() {
+            @Override
+            public <K> K create(Class<K> type) throws Exception {
+                K made = defaults.create(type);
+                if (made instanceof PeerEnvironment.User user) {
+                    user.environment(environment);
+                }
+                return made;
+            }
+        };
+        CommandLine commandLine = new CommandLine(new Roce4j(), factory);
         commandLine.setOut(out);
         commandLine.setErr(err);
         commandLine.setParameterExceptionHandler((e, args) -> {

@@ -1,0 +1,108 @@
+package org.roce4j.tools;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Supplier;
+
+import org.roce4j.verbs.Device;
+import org.roce4j.verbs.Verbs;
+
+/**
+ * What {@code -d} means for the peer commands (pingpongs, devinfo):
+ * <ul>
+ *   <li>no {@code -d}: the first device of the list, as {@code ibv_get_device_list()[0]};</li>
+ *   <li>{@code -d NAME}: the device of that name in the list ({@link Verbs#devices()}: the emulator's
+ *       in-process {@code rxe0}/{@code rxe1} today, libibverbs devices once that backend exists);</li>
+ *   <li>{@code -d emu:ADDRESS} or {@code -d emu:IFNAME}: a new emulated RNIC speaking RoCEv2 over UDP
+ *       on that address or interface, made for this run and closed after it ({@link EmuDevices}).</li>
+ * </ul>
+ * Both sources are injected so that tests can hand the commands devices of their own fabric.
+ */
+final class DeviceSelector {
+    /** The prefix of {@code -d} values that ask for a UDP emulated device. */
+    static final String EMULATED_PREFIX = "emu:";
+
+    /** Opens the device of {@code -d emu:SPEC}. */
+    @FunctionalInterface
+    interface EmulatedDevices {
+        Selection open(String spec);
+    }
+
+    /**
+     * The device picked, and what must be closed when the command is done with it (the emulated
+     * RNIC of {@code emu:}, nothing for a listed device).
+     */
+    record Selection(Device device, AutoCloseable owner) implements AutoCloseable {
+        Selection {
+            Objects.requireNonNull(device, "device");
+        }
+
+        static Selection listed(Device device) {
+            return new Selection(device, null);
+        }
+
+        @Override
+        public void close() throws Exception {
+            if (owner != null) {
+                owner.close();
+            }
+        }
+    }
+
+    /** The selection failed; the message is the line the C tools print. */
+    static final class NoSuchDevice extends Exception {
+        NoSuchDevice(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    private final Supplier<List<Device>> list;
+    private final EmulatedDevices emulated;
+
+    DeviceSelector(Supplier<List<Device>> list, EmulatedDevices emulated) {
+        this.list = Objects.requireNonNull(list, "list");
+        this.emulated = Objects.requireNonNull(emulated, "emulated");
+    }
+
+    /** The selector of a real run: the Verbs providers' devices, and {@code emu:} through {@link EmuDevices}. */
+    static DeviceSelector system() {
+        return new DeviceSelector(Verbs::devices, EmuDevices::open);
+    }
+
+    /** A selector over a fixed list, {@code emu:} refused (for tests). */
+    static DeviceSelector of(List<Device> devices) {
+        return new DeviceSelector(() -> devices, spec -> {
+            throw new IllegalArgumentException("emu: devices are not available here");
+        });
+    }
+
+    /** {@return the devices {@code -d NAME} chooses from, in {@code ibv_get_device_list} order} */
+    List<Device> devices() {
+        return list.get();
+    }
+
+    /**
+     * Picks the device {@code -d} names; null means the first one.
+     *
+     * @throws NoSuchDevice "No IB devices found" or "IB device NAME not found", as the C tools say it
+     * @throws RuntimeException when an {@code emu:} device cannot be made (bad address, port in use, ...)
+     */
+    Selection select(String name) throws NoSuchDevice {
+        if (name != null && name.startsWith(EMULATED_PREFIX)) {
+            return emulated.open(name.substring(EMULATED_PREFIX.length()));
+        }
+        List<Device> devices = list.get();
+        if (name == null) {
+            if (devices.isEmpty()) {
+                throw new NoSuchDevice("No IB devices found");
+            }
+            return Selection.listed(devices.getFirst());
+        }
+        for (Device device : devices) {
+            if (device.name().equals(name)) {
+                return Selection.listed(device);
+            }
+        }
+        throw new NoSuchDevice("IB device " + name + " not found");
+    }
+}
