@@ -70,15 +70,6 @@ final class Pingpong {
     /** sysconf(_SC_PAGESIZE) on the machines the examples run on; -c checks the first byte of each page. */
     static final int PAGE_SIZE = 4096;
     private static final Duration EVENT_WAIT = Duration.ofMillis(100);
-    /**
-     * How long an RC run waits after its last completion before destroying its QPs. WORKAROUND for
-     * the emulator: its responder coalesces ACKs and sends them on its next duty cycle, after the
-     * receive completion is visible, so a QP destroyed at once takes the ACK of the peer's last
-     * SEND with it and the peer ends in RETRY_EXC_ERR. rxe acknowledges in the same responder run
-     * that completes (rxe_resp.c: COMPLETE then ACKNOWLEDGE), so the C tools never wait. Remove
-     * once EmulatedQp.close() sends the ACK it owes.
-     */
-    static final Duration ACK_LINGER = Duration.ofMillis(20);
 
     private final Options options;
     private final PrintWriter out;
@@ -399,22 +390,12 @@ final class Pingpong {
         }
         long end = System.nanoTime();
         report((end - start) / 1000);
-        if (options.service() != Service.UD && options.service() != Service.UC) {
-            linger();
-        }
         if (!client() && options.check()) {
             return checkReceived() ? 0 : 1;
         }
         return 0;
     }
 
-    private static void linger() {
-        try {
-            Thread.sleep(ACK_LINGER);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
 
     /** ibv_rc_pingpong's main loop adds this line after parse_single_wc fails; the others return at once. */
     private String parseFailed(int ne) {
