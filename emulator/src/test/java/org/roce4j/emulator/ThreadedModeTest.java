@@ -57,10 +57,12 @@ class ThreadedModeTest {
 
     @Test
     @DisplayName("IBTA 9.7.6.1.3 on the real clock: a lost WRITE is resent after the ACK timeout "
-            + "(timeout 10 ≈ 4.2 ms) by the same timer code the deterministic fabric runs on virtual time")
+            + "(timeout 14 ≈ 67 ms) by the same timer code the deterministic fabric runs on virtual time")
     void ackTimeoutOnTheRealClock() {
         try (TwoNodes nodes = new TwoNodes(Fabric.threaded())) {
-            Qp[] pair = nodes.rcPair(Mtu.MTU_1024, rtr -> { }, rts -> rts.timeout(10).retryCnt(7),
+            // 67 ms: long enough that a loaded machine does not delay the ACK of the resent WRITE
+            // past it (a second timeout would be legitimate, but not what this test is about).
+            Qp[] pair = nodes.rcPair(Mtu.MTU_1024, rtr -> { }, rts -> rts.timeout(14).retryCnt(7),
                     rtr -> { }, rts -> { });
             FaultScript script = new FaultScript();
             nodes.fabric.filter(script.dropNth(1, f -> f.fromA()));
@@ -71,9 +73,9 @@ class ThreadedModeTest {
             assertThat(pollOne(nodes.a.cq).status()).isEqualTo(WcStatus.SUCCESS);
 
             long elapsed = System.nanoTime() - start;
-            assertThat(elapsed).as("at least one ACK timeout of 4.096 µs × 2^10").isGreaterThanOrEqualTo(4096L << 10);
+            assertThat(elapsed).as("at least one ACK timeout of 4.096 µs × 2^14").isGreaterThanOrEqualTo(4096L << 14);
             assertThat(nodes.b.memory.get(ValueLayout.JAVA_LONG, 0)).isEqualTo(0x5EED_F00DL);
-            assertThat(nodes.a.context.queryPortCounters(1).get("local_ack_timeouts")).isEqualTo(1);
+            assertThat(nodes.a.context.queryPortCounters(1).get("local_ack_timeouts")).isGreaterThanOrEqualTo(1);
         }
     }
 
