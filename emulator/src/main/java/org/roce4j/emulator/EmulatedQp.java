@@ -504,6 +504,10 @@ final class EmulatedQp extends Resource implements Qp {
             rnic.count(RnicCounter.DROPPED_BAD_PKEY);
             return;
         }
+        if ((type == QpType.RC || type == QpType.UC) && path != null && !isFromOurPeer(packet.buffer())) {
+            rnic.count(RnicCounter.DROPPED_WRONG_ADDRESS);
+            return;
+        }
         if (packet.opcode().isRequest()) {
             if (!acceptsRequests()) {
                 rnic.count(RnicCounter.DROPPED_QP_STATE);
@@ -524,6 +528,25 @@ final class EmulatedQp extends Resource implements Qp {
             rnic.count(RnicCounter.PACKETS_RECEIVED);
             completer.onResponse(packet, nowNanos);
         }
+    }
+
+    /**
+     * rxe_recv.c {@code check_addr}: an RC/UC packet must come from the QP's destination address to
+     * its source address, in the path's IP version — a connected QP talks to one peer only.
+     */
+    private boolean isFromOurPeer(byte[] b) {
+        int ip = rnic.receivedIpOffset();
+        if (ip < 0) {
+            return true;
+        }
+        int version = rnic.receivedIpVersion();
+        if ((version == 6) != path.ipv6) {
+            return false;
+        }
+        int source = version == 6 ? ip + 8 : ip + 12;
+        int length = path.sourceIp.length;
+        return java.util.Arrays.equals(b, source, source + length, path.destinationIp, 0, length)
+                && java.util.Arrays.equals(b, source + length, source + 2 * length, path.sourceIp, 0, length);
     }
 
     private boolean acceptsRequests() {

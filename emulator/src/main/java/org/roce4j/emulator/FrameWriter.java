@@ -24,10 +24,20 @@ final class FrameWriter {
 
     private final IcrcCalculator icrc = new IcrcCalculator();
     private final long sourceMac;
+    /** The UDP source port of every frame, or -1 for the QP's (rxe's per-QP flow). */
+    private final int fixedSourcePort;
+    /** Identification 0 on every IPv4 frame (what Linux sends for a DF datagram of an unconnected socket). */
+    private final boolean zeroIdentification;
     private int ipv4Identification;
 
     FrameWriter(long sourceMac) {
+        this(sourceMac, -1, false);
+    }
+
+    FrameWriter(long sourceMac, int fixedSourcePort, boolean zeroIdentification) {
         this.sourceMac = sourceMac;
+        this.fixedSourcePort = fixedSourcePort;
+        this.zeroIdentification = zeroIdentification;
     }
 
     /** rxe_qp.c: {@code RXE_ROCE_V2_SPORT + (hash_32_generic(qpn, 14) & 0x3fff)}, one UDP flow per QP. */
@@ -67,8 +77,12 @@ final class FrameWriter {
             NetworkOrder.u8(buffer, ip, 0x45);
             NetworkOrder.u8(buffer, ip + 1, path.trafficClass);
             NetworkOrder.u16(buffer, ip + 2, IPV4_LENGTH + udpLength);
-            NetworkOrder.u16(buffer, ip + 4, ipv4Identification);
-            ipv4Identification = (ipv4Identification + 1) & 0xFFFF;
+            if (!zeroIdentification) {
+                NetworkOrder.u16(buffer, ip + 4, ipv4Identification);
+                ipv4Identification = (ipv4Identification + 1) & 0xFFFF;
+            } else {
+                NetworkOrder.u16(buffer, ip + 4, 0);
+            }
             NetworkOrder.u16(buffer, ip + 6, 0x4000); // DF: RoCEv2 packets are never fragmented
             NetworkOrder.u8(buffer, ip + 8, path.hopLimit);
             NetworkOrder.u8(buffer, ip + 9, 17);
@@ -78,7 +92,7 @@ final class FrameWriter {
             NetworkOrder.u16(buffer, ip + 10, Ipv4Header.checksum(buffer, ip));
             udp = ip + IPV4_LENGTH;
         }
-        NetworkOrder.u16(buffer, udp, sourcePort);
+        NetworkOrder.u16(buffer, udp, fixedSourcePort >= 0 ? fixedSourcePort : sourcePort);
         NetworkOrder.u16(buffer, udp + 2, ROCE_PORT);
         NetworkOrder.u16(buffer, udp + 4, udpLength);
         NetworkOrder.u16(buffer, udp + 6, 0);

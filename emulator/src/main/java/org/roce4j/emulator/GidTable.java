@@ -29,6 +29,14 @@ final class GidTable {
         this.gids = List.copyOf(entries);
     }
 
+    /** A table given entry by entry (a link that takes its GIDs from a host interface's addresses). */
+    GidTable(List<Gid> entries) {
+        if (entries.isEmpty() || entries.size() > DeviceLimits.GID_TABLE_LENGTH) {
+            throw new IllegalArgumentException("a GID table holds 1.." + DeviceLimits.GID_TABLE_LENGTH + " entries: " + entries);
+        }
+        this.gids = List.copyOf(entries);
+    }
+
     /** The modified EUI-64 of a MAC: ff:fe in the middle, universal/local bit flipped. Also rxe's node GUID. */
     static long eui64(MacAddress mac) {
         long m = mac.value();

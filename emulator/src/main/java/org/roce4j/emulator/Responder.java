@@ -399,11 +399,12 @@ final class Responder {
      */
     private int placeGrh(PacketInfo p) {
         byte[] b = p.buffer();
-        if (p.ipVersion() == 6) {
-            System.arraycopy(b, p.ipOffset(), grh, 0, GRH_LENGTH);
+        int ip = rnic.receivedIpOffset(); // the frame's, or the header an external link wrote
+        if (rnic.receivedIpVersion() == 6) {
+            System.arraycopy(b, ip, grh, 0, GRH_LENGTH);
         } else {
             java.util.Arrays.fill(grh, 0, 20, (byte) 0);
-            System.arraycopy(b, p.ipOffset(), grh, 20, 20);
+            System.arraycopy(b, ip, grh, 20, 20);
         }
         int result = SgeCopy.scatter(rnic.memoryRegions, qp.pd, cursor.sgeAddress, cursor.sgeLength, cursor.sgeLkey,
                 0, cursor.numSge, 0, grh, 0, GRH_LENGTH);

@@ -27,6 +27,7 @@ import org.roce4j.verbs.PortAttr;
 import org.roce4j.verbs.PortCounters;
 import org.roce4j.verbs.VerbsException;
 import org.roce4j.wire.DropReason;
+import org.roce4j.wire.IcrcStatus;
 import org.roce4j.wire.MacAddress;
 import org.roce4j.wire.PacketInfo;
 import org.roce4j.wire.Transport;
@@ -63,8 +64,16 @@ final class Rnic implements Agent, FrameReceiver {
     private final FabricPort port;
     private final long[] counters = new long[RnicCounter.values().length];
     private final long[] decodeDrops = new long[DropReason.values().length];
+    /** The IPv4 address (GID 1's), valid when {@link #hasIpv4}. */
     private final int ipv4;
-    private final byte[] ipv6;
+    private final boolean hasIpv4;
+    /** The IPv6 addresses among the GIDs besides GID 0's fe80::EUI-64, which is checked by the node GUID. */
+    private final byte[][] ipv6;
+    /** The link frames take instead of the fabric's switch, or null (in-process). */
+    private final ExternalLink link;
+    /** Where the IP header of the packet being received starts in its buffer, and its version. */
+    private int rxIpOffset = -1;
+    private int rxIpVersion;
 
     private EmulatedQp[] qps = new EmulatedQp[8];
     private int liveQps;
@@ -76,26 +85,59 @@ final class Rnic implements Agent, FrameReceiver {
 
     Rnic(Fabric fabric, String name, MacAddress mac, Inet4Address ipv4, Inet6Address ipv6, Mtu activeMtu,
          boolean retryCountSevenIsInfinite) {
+        this(fabric, name, mac, new GidTable(mac, ipv4, ipv6), activeMtu, retryCountSevenIsInfinite, null);
+    }
+
+    /**
+     * A node with the GID table given; with a {@code link}, frames go to the link rather than the
+     * fabric's switch (the node is one of the fabric's agents, not a port on it) and come back
+     * through the {@link DatagramReceiver} the link is handed.
+     */
+    Rnic(Fabric fabric, String name, MacAddress mac, GidTable gids, Mtu activeMtu,
+         boolean retryCountSevenIsInfinite, ExternalLink link) {
         this.retryCountSevenIsInfinite = retryCountSevenIsInfinite;
         this.name = name;
         this.mac = mac;
         this.fabric = fabric;
         this.clock = fabric.clock();
         this.activeMtu = activeMtu;
-        this.gids = new GidTable(mac, ipv4, ipv6);
+        this.gids = gids;
+        this.link = link;
         this.nodeGuid = GidTable.eui64(mac);
         this.deviceAttr = DeviceLimits.deviceAttr(nodeGuid);
         this.portAttr = DeviceLimits.portAttr(activeMtu);
-        this.frameWriter = new FrameWriter(mac.value());
-        byte[] v4 = ipv4.getAddress();
-        this.ipv4 = NetworkOrder.i32(v4, 0);
-        this.ipv6 = ipv6 == null ? null : ipv6.getAddress();
-        this.device = new EmulatedDevice(this);
-        this.neighbors = NeighborTable.of(fabric);
-        for (Gid gid : gids.all()) {
-            neighbors.add(gid, mac.value());
+        this.frameWriter = link == null ? new FrameWriter(mac.value())
+                : new FrameWriter(mac.value(), link.udpSourcePort(), link.zeroIpv4Identification());
+        int v4 = 0;
+        boolean anyIpv4 = false;
+        List<byte[]> v6 = new ArrayList<>();
+        for (int i = 0; i < gids.size(); i++) {
+            Gid gid = gids.get(i);
+            byte[] raw = gid.raw();
+            if (gid.isIpv4Mapped()) {
+                if (!anyIpv4) {
+                    v4 = NetworkOrder.i32(raw, 12);
+                    anyIpv4 = true;
+                }
+            } else if (i > 0) {
+                v6.add(raw);
+            }
         }
-        this.port = fabric.attach(mac, this);
+        this.ipv4 = v4;
+        this.hasIpv4 = anyIpv4;
+        this.ipv6 = v6.toArray(new byte[0][]);
+        this.device = new EmulatedDevice(this);
+        if (link == null) {
+            this.neighbors = NeighborTable.of(fabric);
+            for (Gid gid : gids.all()) {
+                neighbors.add(gid, mac.value());
+            }
+            this.port = fabric.attach(mac, this);
+        } else {
+            this.neighbors = null;
+            this.port = null;
+            link.attached(this::onDatagram);
+        }
         fabric.addAgent(this);
     }
 
@@ -261,36 +303,106 @@ final class Rnic implements Agent, FrameReceiver {
             count(RnicCounter.DROPPED_WRONG_TRANSPORT);
             return;
         }
+        deliver(packet, packet.ipOffset(), packet.ipVersion(), nowNanos);
+    }
+
+    /**
+     * The receive entry of the {@link ExternalLink}: a datagram whose ICRC the link handled, parsed
+     * from BTH on ({@link PacketInfo#parseUdpPayload}); the IP header the link wrote before it gives
+     * the addresses. Then the same checks and dispatch as {@link #onFrame}.
+     */
+    private void onDatagram(byte[] buffer, int ipOffset, int bthOffset, int end, IcrcStatus icrc) {
+        fabric.locked(() -> {
+            long nowNanos = clock.nanoTime();
+            count(RnicCounter.FRAMES_RECEIVED);
+            PacketInfo packet = rx;
+            if (icrc == IcrcStatus.INVALID) {
+                count(RnicCounter.DROPPED_MALFORMED);
+                decodeDrops[DropReason.BAD_ICRC.ordinal()]++;
+                return;
+            }
+            if (!packet.parseUdpPayload(buffer, bthOffset, end - bthOffset)) {
+                count(RnicCounter.DROPPED_MALFORMED);
+                decodeDrops[packet.dropReason().ordinal()]++;
+                return;
+            }
+            int version = (buffer[ipOffset] & 0xF0) >>> 4;
+            if (!isAddressedToUs(buffer, ipOffset, version)) {
+                count(RnicCounter.DROPPED_NOT_OUR_GID);
+                return;
+            }
+            if (packet.opcode().transport() == Transport.CNP) {
+                count(RnicCounter.DROPPED_WRONG_TRANSPORT);
+                return;
+            }
+            deliver(packet, ipOffset, version, nowNanos);
+        });
+        fabric.wakeUp(); // the responder may owe an ACK, the requester may have room again
+    }
+
+    private void deliver(PacketInfo packet, int ipOffset, int ipVersion, long nowNanos) {
         EmulatedQp qp = qp(packet.destQp());
         if (qp == null) {
             count(RnicCounter.DROPPED_UNKNOWN_QP);
             return;
         }
-        qp.receive(packet, nowNanos);
+        rxIpOffset = ipOffset;
+        rxIpVersion = ipVersion;
+        try {
+            qp.receive(packet, nowNanos);
+        } finally {
+            rxIpOffset = -1;
+        }
+    }
+
+    /** Where the IP header of the packet being received starts in {@link PacketInfo#buffer()}. */
+    int receivedIpOffset() {
+        return rxIpOffset;
+    }
+
+    /** 4 or 6: the IP version of the packet being received. */
+    int receivedIpVersion() {
+        return rxIpVersion;
     }
 
     /** rxe_recv.c {@code rxe_chk_dgid}: the destination IP must be one of the port's GIDs. */
     private boolean isAddressedToUs(PacketInfo packet) {
-        byte[] b = packet.buffer();
-        if (packet.ipVersion() == 4) {
-            return NetworkOrder.i32(b, packet.ipOffset() + 16) == ipv4;
+        return isAddressedToUs(packet.buffer(), packet.ipOffset(), packet.ipVersion());
+    }
+
+    private boolean isAddressedToUs(byte[] b, int ipOffset, int ipVersion) {
+        if (ipVersion == 4) {
+            return hasIpv4 && NetworkOrder.i32(b, ipOffset + 16) == ipv4;
         }
-        int dst = packet.ipOffset() + 24;
+        int dst = ipOffset + 24;
         if (NetworkOrder.i64(b, dst) == 0xfe80_0000_0000_0000L && NetworkOrder.i64(b, dst + 8) == nodeGuid) {
             return true;
         }
-        return ipv6 != null && Arrays.equals(b, dst, dst + 16, ipv6, 0, 16);
+        for (byte[] address : ipv6) {
+            if (Arrays.equals(b, dst, dst + 16, address, 0, 16)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Sends the frame built in {@link #tx}. */
     void transmit(int length) {
         count(RnicCounter.FRAMES_SENT);
-        port.transmit(tx, 0, length);
+        if (link != null) {
+            link.transmit(tx, 0, length);
+        } else {
+            port.transmit(tx, 0, length);
+        }
     }
 
     /** The MAC to send to for a path, resolving it on first use; broadcast when nobody has the GID. */
     long destinationMac(NetworkPath path) {
         if (path.destinationMac < 0) {
+            if (link != null) {
+                path.destinationMac = 0; // the link routes by IP address: no neighbour to look up
+                return 0;
+            }
             path.destinationMac = neighbors.lookup(path.destinationGid);
             if (path.destinationMac < 0) {
                 count(RnicCounter.SEND_ERRORS); // no neighbour: the fabric drops it, as a failed route would

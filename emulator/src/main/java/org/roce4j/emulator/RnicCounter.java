@@ -40,6 +40,8 @@ public enum RnicCounter {
     DROPPED_UNKNOWN_QP("dropped_unknown_qp", "destination QP does not exist"),
     DROPPED_WRONG_TRANSPORT("dropped_wrong_transport", "opcode's transport does not match the QP type, or a CNP"),
     DROPPED_BAD_PKEY("dropped_bad_pkey", "P_Key does not match the default partition"),
+    DROPPED_WRONG_ADDRESS("dropped_wrong_address",
+            "RC/UC packet not from the QP's destination address to its source address (rxe check_addr)"),
     DROPPED_QKEY_VIOLATION("dropped_qkey_violation", "UD Q_Key does not match the QP's (IBTA C10-15: silently dropped)"),
     DROPPED_QP_STATE("dropped_qp_state", "the QP's state does not accept the packet"),
     DROPPED_NO_RECEIVE_WQE("dropped_no_receive_wqe", "UC/UD message with no receive WQE (IBTA: silently dropped)"),

@@ -3,11 +3,13 @@ package org.roce4j.emulator;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
 import org.roce4j.emulator.fabric.Fabric;
 import org.roce4j.verbs.Device;
+import org.roce4j.verbs.Gid;
 import org.roce4j.verbs.Mtu;
 import org.roce4j.wire.DropReason;
 import org.roce4j.wire.MacAddress;
@@ -113,6 +115,8 @@ public final class SoftRnic {
         private Inet6Address ipv6;
         private Mtu activeMtu = DEFAULT_ACTIVE_MTU;
         private boolean retryCountSevenIsInfinite;
+        private List<Gid> gids;
+        private ExternalLink link;
 
         private Builder(Fabric fabric) {
             this.fabric = Objects.requireNonNull(fabric, "fabric");
@@ -157,11 +161,37 @@ public final class SoftRnic {
             return this;
         }
 
+        /**
+         * The whole GID table, in place of the one made from the MAC and the addresses (a link that
+         * takes its GIDs from a host interface): GID 0 should be the link-local {@code fe80::} GID.
+         * The node GUID stays the MAC's EUI-64.
+         */
+        public Builder gids(List<Gid> table) {
+            this.gids = List.copyOf(table);
+            return this;
+        }
+
+        /**
+         * Frames go to {@code link} instead of the fabric's switch (the UDP link); the fabric, which
+         * should be {@linkplain Fabric#threaded() threaded}, still gives the lock, clock and timers.
+         */
+        public Builder link(ExternalLink externalLink) {
+            this.link = Objects.requireNonNull(externalLink, "link");
+            return this;
+        }
+
         public SoftRnic attach() {
             Objects.requireNonNull(name, "name");
             Objects.requireNonNull(mac, "mac");
-            Objects.requireNonNull(ipv4, "ipv4");
-            return new SoftRnic(new Rnic(fabric, name, mac, ipv4, ipv6, activeMtu, retryCountSevenIsInfinite));
+            if (gids != null || link != null) {
+                GidTable table = gids != null ? new GidTable(gids) : new GidTable(mac, requireIpv4(), ipv6);
+                return new SoftRnic(new Rnic(fabric, name, mac, table, activeMtu, retryCountSevenIsInfinite, link));
+            }
+            return new SoftRnic(new Rnic(fabric, name, mac, requireIpv4(), ipv6, activeMtu, retryCountSevenIsInfinite));
+        }
+
+        private Inet4Address requireIpv4() {
+            return Objects.requireNonNull(ipv4, "ipv4");
         }
     }
 }

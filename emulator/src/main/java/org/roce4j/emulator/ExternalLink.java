@@ -1,0 +1,34 @@
+package org.roce4j.emulator;
+
+/**
+ * A link other than the in-process fabric's switch — the UDP link of
+ * {@code org.roce4j.emulator.udp} — to which an RNIC is attached with
+ * {@link SoftRnic.Builder#link(ExternalLink)}. The RNIC still runs on a (threaded) {@link
+ * org.roce4j.emulator.fabric.Fabric}: its lock, clock, event loop and timers; only the frames take
+ * another way. The link routes by IP address (the AV's GID), so the RNIC does no neighbour lookup
+ * and writes 00:00:00:00:00:00 as the destination MAC.
+ *
+ * <p>The RNIC builds each frame with the IP and UDP header values the link's transport will really
+ * put on the wire, because the ICRC covers the IPv4 Identification and the UDP source port
+ * (IBTA A17.4.2): {@link #udpSourcePort()} and {@link #zeroIpv4Identification()} tell it which.
+ */
+public interface ExternalLink {
+
+    /** The UDP source port every frame carries (the socket's own port), or -1 for rxe's per-QP port. */
+    int udpSourcePort();
+
+    /**
+     * True when the transport sends IPv4 Identification 0 (Linux, for an unconnected UDP socket with
+     * DF set), so frames carry 0 instead of the RNIC's per-node counter.
+     */
+    boolean zeroIpv4Identification();
+
+    /** Called once, when the RNIC is attached: where the link hands received datagrams. */
+    void attached(DatagramReceiver receiver);
+
+    /**
+     * Sends one frame the RNIC built: Ethernet, IP, UDP, BTH … ICRC. Called holding the fabric lock,
+     * from the event loop or an API thread: must not block, and must copy what it keeps.
+     */
+    void transmit(byte[] frame, int offset, int length);
+}

@@ -1,0 +1,161 @@
+package org.roce4j.emulator.udp;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Objects;
+
+import org.roce4j.emulator.SoftRnic;
+import org.roce4j.emulator.fabric.Fabric;
+import org.roce4j.verbs.Device;
+import org.roce4j.verbs.Gid;
+
+/**
+ * An emulated RoCEv2 device on a host address, speaking RoCEv2 on UDP port 4791 — to other
+ * roce4j processes, to Linux Soft-RoCE, to real RNICs — as {@code rdma link add rxe0 type rxe
+ * netdev eth0} attaches rxe to a netdev.
+ *
+ * <pre>{@code
+ * try (UdpRnic a = UdpRnic.open("rxe0", "127.0.0.2"); UdpRnic b = UdpRnic.open("rxe1", "127.0.0.3")) {
+ *     try (Context ctx = a.device().open()) { ... }   // the whole Verbs API; AV dgid ::ffff:127.0.0.3
+ * }
+ * }</pre>
+ *
+ * <p>The RNIC is the in-process one ({@link SoftRnic}) on its own {@linkplain Fabric#threaded()
+ * threaded} fabric: real clock, event-loop thread, the same ACK timers and retransmission; only
+ * its frames go through UDP sockets ({@link UdpLink}) instead of the fabric's switch. Routing is by
+ * the AV's destination GID: an IPv4-mapped GID is that IPv4 address, any other an IPv6 address; no
+ * ARP. The source GID picks the socket: a GID with no socket (GID 0 {@code fe80::}+EUI-64 on lo,
+ * which is no real address there) cannot send, and its frames are counted as
+ * {@link UdpLinkCounters#noSocketDrops()}.
+ *
+ * <p>GID table: see {@link LinkAddresses} — GID 0 the link-local address (or {@code fe80::}+EUI-64),
+ * GID 1 the IPv4 address as {@code ::ffff:a.b.c.d}, then IPv6 addresses. On 127.0.0.2: GID 1
+ * {@code ::ffff:127.0.0.2}; on {@code ::1}: GID 1 {@code ::1}.
+ */
+public final class UdpRnic implements AutoCloseable {
+    private final Fabric fabric;
+    private final UdpLink link;
+    private final SoftRnic rnic;
+    private final LinkAddresses addresses;
+
+    private UdpRnic(Fabric fabric, UdpLink link, SoftRnic rnic, LinkAddresses addresses) {
+        this.fabric = fabric;
+        this.link = link;
+        this.rnic = rnic;
+        this.addresses = addresses;
+    }
+
+    /**
+     * Opens a device with the default link settings ({@link UdpLinkConfig#DEFAULT}).
+     *
+     * @param name the device name, e.g. {@code rxe0}
+     * @param spec an IPv4/IPv6 literal ({@code 127.0.0.2}, {@code 192.168.77.1}, {@code ::1}) or an
+     *     interface name ({@code eth0}, {@code lo})
+     * @throws IllegalArgumentException if {@code spec} is neither an address literal nor an interface
+     * @throws IOException if the address is not this host's, or a socket cannot bind ADDRESS:4791
+     */
+    public static UdpRnic open(String name, String spec) throws IOException {
+        return open(name, spec, UdpLinkConfig.DEFAULT);
+    }
+
+    /** Opens a device with the link settings given (pacing, queue, receive buffer, MTU, transport). */
+    public static UdpRnic open(String name, String spec, UdpLinkConfig config) throws IOException {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(config, "config");
+        if (name.isBlank()) {
+            throw new IllegalArgumentException("device name is empty");
+        }
+        LinkAddresses addresses = LinkAddresses.resolve(spec);
+        Fabric fabric = Fabric.threaded();
+        UdpLink link = new UdpLink(addresses, config, fabric.clock());
+        SoftRnic rnic;
+        try {
+            rnic = SoftRnic.builder(fabric).name(name).mac(addresses.mac()).gids(addresses.gids())
+                    .activeMtu(config.activeMtu()).link(link).attach();
+            link.start();
+        } catch (IOException | RuntimeException e) {
+            link.close();
+            fabric.close();
+            throw e;
+        }
+        return new UdpRnic(fabric, link, rnic, addresses);
+    }
+
+    /** The RDMA device, usable with the whole Verbs API. */
+    public Device device() {
+        return rnic.device();
+    }
+
+    /** The address the device was opened on (the first bound address for an interface). */
+    public InetAddress address() {
+        return addresses.bound().getFirst();
+    }
+
+    /** Every address the device has a socket on (ADDRESS:4791). */
+    public List<InetAddress> boundAddresses() {
+        return addresses.bound();
+    }
+
+    /** The port's GID table, in index order. */
+    public List<Gid> gids() {
+        return addresses.gids();
+    }
+
+    /** The interface the device is attached to, e.g. {@code lo}. */
+    public String interfaceName() {
+        return addresses.interfaceName();
+    }
+
+    /** The RNIC: its counters (sent, received, dropped per reason, retransmitted, ...). */
+    public SoftRnic rnic() {
+        return rnic;
+    }
+
+    /** What the link counted: sent, queue drops, ICRC verdicts, ... */
+    public UdpLinkCounters linkCounters() {
+        return link.counters();
+    }
+
+    /** {@code epoll} or {@code nio}: the Netty transport in use. */
+    public String transport() {
+        return link.transportName();
+    }
+
+    /**
+     * Writes every frame sent and received to a pcap file (Ethernet) from now on, as full frames
+     * with the IP header values actually used: sent frames with DF, Identification 0, source port
+     * 4791, the kernel's TOS 0 and TTL 64 and a real UDP checksum; received frames with what the
+     * socket tells (addresses, ports, lengths) and the Identification the ICRC check verified or
+     * recovered — TTL/hop limit 64, TOS/traffic class/flow label 0 and the source MAC 0 are not
+     * known on a socket and are written so. Closed with the device.
+     *
+     * @throws UncheckedIOException if the file cannot be created
+     * @throws IllegalStateException if the device already has a tap
+     */
+    public void tap(Path pcap) {
+        try {
+            link.tap(pcap);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create pcap " + pcap, e);
+        }
+    }
+
+    /** Closes the sockets, stops the RNIC's event loop and flushes the tap. Twice: no-op. */
+    @Override
+    public void close() {
+        try {
+            link.close();
+        } finally {
+            fabric.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "UdpRnic[" + device().name() + " on " + addresses.interfaceName() + " " + addresses.bound()
+                + ", " + link.transportName() + "]";
+    }
+}

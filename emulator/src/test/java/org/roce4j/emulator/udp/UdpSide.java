@@ -1,0 +1,136 @@
+package org.roce4j.emulator.udp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.EnumSet;
+import java.util.function.Consumer;
+
+import org.roce4j.verbs.AccessFlag;
+import org.roce4j.verbs.AhAttr;
+import org.roce4j.verbs.Context;
+import org.roce4j.verbs.Cq;
+import org.roce4j.verbs.Gid;
+import org.roce4j.verbs.Mr;
+import org.roce4j.verbs.Mtu;
+import org.roce4j.verbs.Pd;
+import org.roce4j.verbs.Qp;
+import org.roce4j.verbs.QpAttr;
+import org.roce4j.verbs.QpCap;
+import org.roce4j.verbs.QpInitAttr;
+import org.roce4j.verbs.QpState;
+import org.roce4j.verbs.QpType;
+import org.roce4j.verbs.WorkCompletion;
+
+/** One UDP device with a context, PD, CQ and a 4 MiB registered region, for the tests of this package. */
+final class UdpSide implements AutoCloseable {
+    static final EnumSet<AccessFlag> ALL_ACCESS = EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE,
+            AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC);
+    static final int MEMORY = 4 << 20;
+
+    final UdpRnic rnic;
+    final Arena arena = Arena.ofShared();
+    final Context context;
+    final Pd pd;
+    final Cq cq;
+    final MemorySegment memory;
+    final Mr mr;
+
+    UdpSide(String name, String spec, UdpLinkConfig config) throws IOException {
+        rnic = UdpRnic.open(name, spec, config);
+        context = rnic.device().open();
+        pd = context.allocPd();
+        cq = context.createCq(1024);
+        memory = arena.allocate(MEMORY, 4096);
+        mr = pd.regMr(memory, ALL_ACCESS);
+    }
+
+    Qp createQp(QpType type, int depth) {
+        return pd.createQp(QpInitAttr.of(type, cq, new QpCap(depth, depth, 4, 4, 64)));
+    }
+
+    /** The GID other devices send to: the first one with a socket (GID 1 on 127.0.0.x and on ::1). */
+    int gidIndex() {
+        return 1;
+    }
+
+    Gid gid() {
+        return context.queryGid(1, gidIndex());
+    }
+
+    /** Polls until one completion arrives, at most 20 s. */
+    WorkCompletion pollOne() {
+        WorkCompletion[] one = new WorkCompletion[1];
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        while (cq.poll(one) == 0) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("no completion within 20 s on " + rnic + "; counters " + rnic.rnic().counters()
+                        + " link " + rnic.linkCounters());
+            }
+            Thread.onSpinWait();
+        }
+        return one[0];
+    }
+
+    /** True when no completion arrives within 50 ms. */
+    boolean pollNone() throws InterruptedException {
+        Thread.sleep(50);
+        return cq.poll(1).isEmpty();
+    }
+
+    /** Brings a QP to RTS against a peer, as ibv_rc_pingpong does (timeout 14 ≈ 67 ms, retry_cnt 7). */
+    void connect(Qp qp, int remoteQpn, Gid remoteGid, int localPsn, int remotePsn, Mtu mtu, Consumer<QpAttr> rts) {
+        QpType type = qp.type();
+        QpAttr init = new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1);
+        if (type == QpType.UD) {
+            init.qkey(0x11111111);
+        } else {
+            init.qpAccessFlags(EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC));
+        }
+        qp.modify(init);
+        QpAttr rtr = new QpAttr().qpState(QpState.RTR);
+        if (type != QpType.UD) {
+            rtr.pathMtu(mtu).destQpNum(remoteQpn).rqPsn(remotePsn).ahAttr(AhAttr.of(remoteGid, gidIndex(), 1));
+            if (type == QpType.RC) {
+                rtr.maxDestRdAtomic(16).minRnrTimer(12);
+            }
+        }
+        qp.modify(rtr);
+        QpAttr rtsAttr = new QpAttr().qpState(QpState.RTS).sqPsn(localPsn);
+        if (type == QpType.RC) {
+            rtsAttr.timeout(14).retryCnt(7).rnrRetry(7).maxRdAtomic(16);
+            rts.accept(rtsAttr);
+        }
+        qp.modify(rtsAttr);
+    }
+
+    static Qp[] pair(UdpSide a, UdpSide b, QpType type, Mtu mtu) {
+        Qp qa = a.createQp(type, 256);
+        Qp qb = b.createQp(type, 256);
+        a.connect(qa, qb.qpNum(), b.gid(), 100, 200, mtu, rts -> { });
+        b.connect(qb, qa.qpNum(), a.gid(), 200, 100, mtu, rts -> { });
+        return new Qp[] {qa, qb};
+    }
+
+    static void assertSameBytes(MemorySegment x, long xOffset, MemorySegment y, long yOffset, int length) {
+        assertThat(MemorySegment.mismatch(x, xOffset, xOffset + length, y, yOffset, yOffset + length))
+                .as("first differing byte").isEqualTo(-1L);
+    }
+
+    static void fill(MemorySegment memory, long offset, int length, int seed) {
+        for (int i = 0; i < length; i++) {
+            memory.set(java.lang.foreign.ValueLayout.JAVA_BYTE, offset + i, (byte) (i * 31 + seed + (i >>> 8)));
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            rnic.close(); // the device's resources go with it
+        } finally {
+            arena.close();
+        }
+    }
+}
