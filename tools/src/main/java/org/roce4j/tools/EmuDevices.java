@@ -1,22 +1,27 @@
 package org.roce4j.tools;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+
+import org.roce4j.emulator.udp.UdpRnic;
+
 /**
- * {@code -d emu:ADDRESS} / {@code -d emu:IFNAME}: an emulated RNIC on a UDP socket
- * ({@code org.roce4j.emulator.udp.UdpRnic}).
- *
- * <p>PLACEHOLDER until the {@code udp} branch (UdpRnic) is merged: this build has no UDP emulator,
- * so {@code emu:} fails with one clear line. The real implementation, written against
- * {@code UdpRnic.open(String name, String spec)}, waits in
- * {@code tools/src/udp/java/org/roce4j/tools/EmuDevices.java} (outside Maven's source path); after the
- * merge, replace this file with it:
- * <pre>git mv -f tools/src/udp/java/org/roce4j/tools/EmuDevices.java tools/src/main/java/org/roce4j/tools/EmuDevices.java</pre>
- * Nothing else changes: {@link DeviceSelector#system()} already routes {@code emu:} here.
+ * {@code -d emu:ADDRESS} / {@code -d emu:IFNAME}: an emulated RNIC speaking RoCEv2 on UDP port 4791
+ * of that address or interface ({@link UdpRnic}), made for one command run and closed after it.
  */
 final class EmuDevices {
+    /** The device name {@code -d emu:...} devices get (what the pingpongs and devinfo print). */
+    static final String NAME = "emu0";
+
     private EmuDevices() {}
 
+    /** @throws UncheckedIOException when the address is not this host's or ADDRESS:4791 cannot be bound */
     static DeviceSelector.Selection open(String spec) {
-        throw new UnsupportedOperationException(
-                "this build has no UDP emulator (org.roce4j.emulator.udp.UdpRnic) yet");
+        try {
+            UdpRnic rnic = UdpRnic.open(NAME, spec);
+            return new DeviceSelector.Selection(rnic.device(), rnic);
+        } catch (IOException e) {
+            throw new UncheckedIOException("emu:" + spec + ": " + e.getMessage(), e);
+        }
     }
 }
