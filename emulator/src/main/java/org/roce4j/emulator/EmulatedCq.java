@@ -27,6 +27,12 @@ final class EmulatedCq extends Resource implements Cq {
     private final WorkCompletion[] ring;
     private int head;
     private int count;
+    /**
+     * {@link #count}, published for {@link #poll}'s look without the lock: a busy poller on an empty
+     * CQ (ibv_rc_pingpong without events) must not keep taking the fabric lock the receive path needs.
+     * -1 once the CQ is closed or overran, so that poll takes the locked path and throws.
+     */
+    private volatile int published;
     private boolean overrun;
     private int armed = NOT_ARMED;
     /** Events handed out by {@code getCqEvent} and not yet acknowledged. */
@@ -59,11 +65,13 @@ final class EmulatedCq extends Resource implements Cq {
         }
         if (count == ring.length) {
             overrun = true;
+            published = -1;
             context.raise(AsyncEvent.of(AsyncEventType.CQ_ERR, this));
             return false;
         }
         ring[(head + count) % ring.length] = completion;
         count++;
+        published = count;
         rnic.count(RnicCounter.COMPLETIONS);
         if (armed == ARMED_NEXT || armed == ARMED_SOLICITED && (solicited || !completion.isSuccess())) {
             armed = NOT_ARMED;
@@ -90,6 +98,9 @@ final class EmulatedCq extends Resource implements Cq {
     @Override
     public int poll(WorkCompletion[] completions) {
         rnic.drive();
+        if (published == 0 && !rnic.isDeterministic()) {
+            return 0; // nothing to take (a closed or overrun CQ publishes -1 and throws under the lock)
+        }
         return rnic.callAsInt(EmulatedCq::pollLocked, this, completions); // no allocation per poll
     }
 
@@ -109,6 +120,7 @@ final class EmulatedCq extends Resource implements Cq {
             head = head + 1 == ring.length ? 0 : head + 1;
         }
         count -= n;
+        published = count;
         return n;
     }
 
@@ -142,6 +154,7 @@ final class EmulatedCq extends Resource implements Cq {
             checkNoChildren("ibv_destroy_cq", users, "queue pairs using it");
             checkNoChildren("ibv_destroy_cq", unackedEvents, "completion events unacknowledged");
             closed = true;
+            published = -1;
             context.cqs--;
             if (channel != null) {
                 channel.forget(this);
