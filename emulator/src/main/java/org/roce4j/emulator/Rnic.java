@@ -337,7 +337,7 @@ final class Rnic implements Agent, FrameReceiver {
             }
             deliver(packet, ipOffset, version, nowNanos);
         });
-        fabric.wakeUp(); // the responder may owe an ACK, the requester may have room again
+        fabric.runNow(); // the responder may owe an ACK, the requester may have room again: send them now
     }
 
     private void deliver(PacketInfo packet, int ipOffset, int ipVersion, long nowNanos) {
