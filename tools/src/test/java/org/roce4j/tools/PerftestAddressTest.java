@@ -1,0 +1,78 @@
+package org.roce4j.tools;
+
+import static java.nio.charset.StandardCharsets.US_ASCII;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.HexFormat;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.roce4j.verbs.Gid;
+import org.roce4j.verbs.Mtu;
+
+/** perftest 6.06's TCP records against the bytes of reference-pcaps/rxe_write_bw.pcap and rxe_write_lat.pcap. */
+class PerftestAddressTest {
+    /** rxe_write_bw.pcap frame 14, the client's record (tcp.payload). */
+    private static final String BW_CLIENT =
+            "0000:0001:000011:82f32e:0000029d:0000558eed18d000:00:00:00:00:00:00:00:00:00:00:ff:ff:c0:a8:4d:03:00000000:\0";
+    /** rxe_write_lat.pcap frame 15, the server's record. */
+    private static final String LAT_SERVER =
+            "0000:0001:000011:f168db:000002e7:000056222e88e000:00:00:00:00:00:00:00:00:00:00:ff:ff:c0:a8:4d:02:00000000:\0";
+
+    private static Gid ipv4Mapped(int a, int b, int c, int d) {
+        byte[] raw = new byte[16];
+        raw[10] = (byte) 0xff;
+        raw[11] = (byte) 0xff;
+        raw[12] = (byte) a;
+        raw[13] = (byte) b;
+        raw[14] = (byte) c;
+        raw[15] = (byte) d;
+        return Gid.of(raw);
+    }
+
+    @Test
+    @DisplayName("the client record of rxe_write_bw.pcap encodes byte for byte, 108 bytes with the NUL")
+    void encodesCapturedRecord() {
+        PerftestAddress client = new PerftestAddress(0, 1, 0x11, 0x82f32e, 0x29d, 0x558eed18d000L,
+                ipv4Mapped(192, 168, 77, 3), 0);
+
+        assertThat(client.encode()).hasSize(108).isEqualTo(BW_CLIENT.getBytes(US_ASCII));
+    }
+
+    @Test
+    @DisplayName("the server record of rxe_write_lat.pcap decodes to its fields and back to the same bytes")
+    void decodesCapturedRecord() {
+        PerftestAddress server = PerftestAddress.decode(LAT_SERVER.getBytes(US_ASCII));
+
+        assertThat(server).isEqualTo(new PerftestAddress(0, 1, 0x11, 0xf168db, 0x2e7, 0x56222e88e000L,
+                ipv4Mapped(192, 168, 77, 2), 0));
+        assertThat(server.encode()).isEqualTo(LAT_SERVER.getBytes(US_ASCII));
+    }
+
+    @Test
+    @DisplayName("the fixed parts match the captures: version 16 bytes, MTU '3\\0', cycle buffer and cache line as BE ints")
+    void fixedParts() {
+        HexFormat hex = HexFormat.of();
+        assertThat(PerftestHandshake.versionBytes("6.06")).isEqualTo(hex.parseHex("362e3036000000000000000000000000"));
+        assertThat(PerftestHandshake.mtuBytes(Mtu.MTU_1024)).isEqualTo(hex.parseHex("3300"));
+        assertThat(java.nio.ByteBuffer.allocate(4).putInt(4096).array()).isEqualTo(hex.parseHex("00001000"));
+    }
+
+    @Test
+    @DisplayName("addresses print as perftest prints them: %#04x of 0 is 0000, GID bytes in decimal")
+    void describe() {
+        PerftestAddress client = PerftestAddress.decode(BW_CLIENT.getBytes(US_ASCII));
+
+        assertThat(client.describe("local")).isEqualTo(
+                " local address: LID 0000 QPN 0x0011 PSN 0x82f32e RKey 0x00029d VAddr 0x00558eed18d000\n"
+                + " GID: 00:00:00:00:00:00:00:00:00:00:255:255:192:168:77:03");
+    }
+
+    @Test
+    @DisplayName("version comparison refuses peers older than 5.70")
+    void versions() {
+        assertThat(PerftestHandshake.compareVersions("6.06", "5.70")).isPositive();
+        assertThat(PerftestHandshake.compareVersions("5.60", "5.70")).isNegative();
+        assertThat(PerftestHandshake.compareVersions("5.70", "5.70")).isZero();
+    }
+}
