@@ -99,7 +99,11 @@ final class EmulatedCq extends Resource implements Cq {
     public int poll(WorkCompletion[] completions) {
         rnic.drive();
         if (published == 0 && !rnic.isDeterministic()) {
-            return 0; // nothing to take (a closed or overrun CQ publishes -1 and throws under the lock)
+            // Nothing to take (a closed or overrun CQ publishes -1 and throws under the lock). The
+            // threads that would fill the CQ (the link's event loop, the fabric loop) need a CPU that
+            // a busy poller holds: yield it, as the kernel's softirq would preempt the poller for rxe.
+            Thread.yield();
+            return 0;
         }
         return rnic.callAsInt(EmulatedCq::pollLocked, this, completions); // no allocation per poll
     }

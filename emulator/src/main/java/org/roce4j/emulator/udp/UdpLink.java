@@ -127,11 +127,30 @@ final class UdpLink implements ExternalLink, AutoCloseable {
                 channelAddresses.add(address.getAddress());
                 channelInetAddresses.add(address);
             }
+            for (Channel channel : channels) {
+                warmUp(channel);
+            }
         } catch (IOException | RuntimeException e) {
             close();
             throw e;
         }
         pacer.start();
+    }
+
+    /**
+     * Netty's first buffer allocation on a channel loads and initialises its buffer events
+     * ({@code io.netty.buffer.AllocateBufferEvent}, which loads jdk.jfr and reads its metadata) and
+     * the allocator's classes: 100 to 300 ms on a loaded 2-core machine. Since {@link #transmit}
+     * sends with sendto(2) without a ByteBuf, nothing did that before the first datagram arrived,
+     * so both sides paid it in the first round trip — more than an RC QP's retry budget (7 retries
+     * of a 67 ms timeout): RETRY_EXC_ERR between two processes. Done here, before any QP exists.
+     */
+    private static void warmUp(Channel channel) {
+        channel.eventLoop().submit(() -> {
+            ByteBuf buf = channel.config().getAllocator().directBuffer(MAX_DATAGRAM + 1);
+            buf.writeByte(0);
+            new DatagramPacket(buf, (InetSocketAddress) channel.localAddress()).release();
+        }).awaitUninterruptibly();
     }
 
     String transportName() {
