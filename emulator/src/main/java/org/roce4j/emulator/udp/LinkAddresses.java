@@ -61,7 +61,14 @@ record LinkAddresses(String interfaceName, MacAddress mac, List<InetAddress> bou
         if (!isLinkLocal(address)) {
             gids.add(Gid.of(address));
         }
-        return new LinkAddresses(netdev.getName(), mac, List.of(address), List.copyOf(gids));
+        // GID 0 is the interface's link-local address: bind it too (after the address asked for),
+        // or frames sent from GID 0 would have no socket, as `rdma link add … netdev` sends from it.
+        List<InetAddress> bound = new ArrayList<>(List.of(address));
+        Inet6Address linkLocal = linkLocalAddress(netdev);
+        if (linkLocal != null && !linkLocal.equals(address)) {
+            bound.add(linkLocal);
+        }
+        return new LinkAddresses(netdev.getName(), mac, List.copyOf(bound), List.copyOf(gids));
     }
 
     private static LinkAddresses ofInterface(String name) throws IOException {
@@ -119,6 +126,15 @@ record LinkAddresses(String interfaceName, MacAddress mac, List<InetAddress> bou
         for (NetworkInterface netdev : NetworkInterface.networkInterfaces().toList()) {
             if (netdev.isLoopback()) {
                 return netdev;
+            }
+        }
+        return null;
+    }
+
+    private static Inet6Address linkLocalAddress(NetworkInterface netdev) {
+        for (InterfaceAddress ia : netdev.getInterfaceAddresses()) {
+            if (ia.getAddress() instanceof Inet6Address v6 && v6.isLinkLocalAddress()) {
+                return v6;
             }
         }
         return null;

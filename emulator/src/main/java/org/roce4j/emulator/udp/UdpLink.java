@@ -122,8 +122,22 @@ final class UdpLink implements ExternalLink, AutoCloseable {
     /** Binds the sockets and starts sending: after the RNIC is attached, so no datagram finds no receiver. */
     void start() throws IOException {
         try {
-            for (InetAddress address : addresses.bound()) {
-                channels.add(bind(address));
+            List<InetAddress> bound = addresses.bound();
+            for (int i = 0; i < bound.size(); i++) {
+                InetAddress address = bound.get(i);
+                Channel channel;
+                try {
+                    channel = bind(address);
+                } catch (IOException e) {
+                    if (i == 0) {
+                        throw e; // the address the device was opened on must work
+                    }
+                    // A further address (the link-local one of an address-opened device) may still be
+                    // in duplicate address detection; the device works without it, minus that GID.
+                    System.err.println("roce4j: " + e.getMessage() + " — continuing without it");
+                    continue;
+                }
+                channels.add(channel);
                 channelAddresses.add(address.getAddress());
                 channelInetAddresses.add(address);
             }
