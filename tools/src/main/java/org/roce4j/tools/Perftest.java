@@ -1,13 +1,14 @@
 package org.roce4j.tools;
 
+import static org.roce4j.tools.VerbsSteps.act;
+import static org.roce4j.tools.VerbsSteps.step;
+
 import java.io.PrintWriter;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
-import java.util.ArrayDeque;
 import java.util.Arrays;
-import java.util.Deque;
 import java.util.EnumSet;
 import java.util.Locale;
 import java.util.function.IntConsumer;
@@ -77,7 +78,7 @@ final class Perftest {
     private final DeviceSelector devices;
     private final IntConsumer listening;
     private final RandomGenerator random;
-    private final Deque<AutoCloseable> resources = new ArrayDeque<>();
+    private final VerbsSteps steps = new VerbsSteps();
 
     private Cq cq;
     private Qp qp;
@@ -134,7 +135,7 @@ final class Perftest {
 
     private int run(DeviceSelector.Selection selection, Arena arena) throws PingpongFailure {
         try {
-            Context context = open("Couldn't get context for the device", () -> selection.device().open());
+            Context context = steps.open("Couldn't get context for the device", () -> selection.device().open());
             PortAttr port = step("Unable to query port info", () -> context.queryPort(options.ibPort()));
             Mtu mtu = options.mtu() != null ? options.mtu() : port.activeMtu();
             if (!client()) {
@@ -188,13 +189,13 @@ final class Perftest {
         // write_lat: the peer writes into the first half, we write from the second.
         half = ((bytes + CYCLE_BUFFER - 1) / CYCLE_BUFFER) * CYCLE_BUFFER;
         buffer = arena.allocate(lat() ? 2 * half : half, CYCLE_BUFFER);
-        Pd pd = open("Couldn't allocate PD", context::allocPd);
-        mr = open("Couldn't allocate MR", () -> pd.regMr(buffer,
+        Pd pd = steps.open("Couldn't allocate PD", context::allocPd);
+        mr = steps.open("Couldn't allocate MR", () -> pd.regMr(buffer,
                 EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ)));
-        cq = open("Couldn't create CQ", () -> context.createCq(options.txDepth() + 1, null, 0));
-        qp = open("Couldn't create QP", () -> pd.createQp(new QpInitAttr(QpType.RC, cq, cq, null,
+        cq = steps.open("Couldn't create CQ", () -> context.createCq(options.txDepth() + 1, null, 0));
+        qp = steps.open("Couldn't create QP", () -> pd.createQp(new QpInitAttr(QpType.RC, cq, cq, null,
                 new QpCap(options.txDepth(), 1, 1, 1, 0), false)));
-        run("Failed to modify QP to INIT", () -> qp.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0)
+        act("Failed to modify QP to INIT", () -> qp.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0)
                 .portNum(options.ibPort()).qpAccessFlags(EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ))));
         Gid gid = step("Couldn't read sgid of index " + options.gidIndex(),
                 () -> context.queryGid(options.ibPort(), options.gidIndex()));
@@ -220,9 +221,9 @@ final class Perftest {
 
     private void connect(PerftestAddress mine, PerftestAddress remote, Mtu mtu) throws PingpongFailure {
         AhAttr path = new AhAttr(remote.gid(), options.gidIndex(), 0, 0xFF, 0, 0, options.ibPort());
-        run("Failed to modify QP to RTR", () -> qp.modify(new QpAttr().qpState(QpState.RTR).pathMtu(mtu)
+        act("Failed to modify QP to RTR", () -> qp.modify(new QpAttr().qpState(QpState.RTR).pathMtu(mtu)
                 .destQpNum(remote.qpn()).rqPsn(remote.psn()).ahAttr(path).maxDestRdAtomic(1).minRnrTimer(12)));
-        run("Failed to modify QP to RTS", () -> qp.modify(new QpAttr().qpState(QpState.RTS).sqPsn(mine.psn())
+        act("Failed to modify QP to RTS", () -> qp.modify(new QpAttr().qpState(QpState.RTS).sqPsn(mine.psn())
                 .timeout(14).retryCnt(7).rnrRetry(7).maxRdAtomic(1)));
     }
 
@@ -253,7 +254,7 @@ final class Perftest {
                 while (outstanding >= options.txDepth()) {
                     outstanding -= drain();
                 }
-                run("Couldn't post send: scnt=" + scnt, () -> qp.postSend(write));
+                act("Couldn't post send: scnt=" + scnt, () -> qp.postSend(write));
                 outstanding++;
             }
             outstanding -= drain();
@@ -295,7 +296,7 @@ final class Perftest {
             while (scnt < iters && scnt - ccnt < options.txDepth()) {
                 posted[scnt] = System.nanoTime();
                 int number = scnt + 1;
-                run("Couldn't post send: scnt=" + number, () -> qp.postSend(write));
+                act("Couldn't post send: scnt=" + number, () -> qp.postSend(write));
                 scnt++;
             }
             int n = drain();
@@ -368,38 +369,12 @@ final class Perftest {
     }
 
     private void tearDown() {
-        while (!resources.isEmpty()) {
+        for (AutoCloseable resource = steps.nextToClose(); resource != null; resource = steps.nextToClose()) {
             try {
-                resources.pop().close();
+                resource.close();
             } catch (Exception e) {
                 err.println("Failed to destroy resources: " + e.getMessage());
             }
         }
-    }
-
-    @FunctionalInterface
-    private interface Call<T> {
-        T call();
-    }
-
-    private static <T> T step(String failure, Call<T> call) throws PingpongFailure {
-        try {
-            return call.call();
-        } catch (RuntimeException e) {
-            throw new PingpongFailure(failure, e);
-        }
-    }
-
-    private static void run(String failure, Runnable call) throws PingpongFailure {
-        step(failure, () -> {
-            call.run();
-            return null;
-        });
-    }
-
-    private <T extends AutoCloseable> T open(String failure, Call<T> call) throws PingpongFailure {
-        T resource = step(failure, call);
-        resources.push(resource);
-        return resource;
     }
 }

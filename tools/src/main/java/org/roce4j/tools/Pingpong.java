@@ -1,14 +1,15 @@
 package org.roce4j.tools;
 
+import static org.roce4j.tools.VerbsSteps.act;
+import static org.roce4j.tools.VerbsSteps.step;
+
 import java.io.PrintWriter;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Deque;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
@@ -78,7 +79,7 @@ final class Pingpong {
     private final IntConsumer listening;
     private final RandomGenerator random;
 
-    private final Deque<AutoCloseable> resources = new ArrayDeque<>();
+    private final VerbsSteps steps = new VerbsSteps();
     private final List<Qp> qps = new ArrayList<>();
     private Context context;
     private CompChannel channel;
@@ -176,7 +177,7 @@ final class Pingpong {
         // ibv_srq_pingpong clears its buffer; the others fill it with 0x7b ("FIXME memset(ctx->buf, 0, size)").
         buffer.fill(srq() ? (byte) 0 : (byte) 0x7b);
 
-        context = open("Couldn't get context for " + selection.device().name(), () -> selection.device().open());
+        context = steps.open("Couldn't get context for " + selection.device().name(), () -> selection.device().open());
         if (ud()) {
             PortAttr port = step("Unable to query port info for port " + options.ibPort(),
                     () -> context.queryPort(options.ibPort()));
@@ -186,15 +187,15 @@ final class Pingpong {
             }
         }
         if (options.events()) {
-            channel = open("Couldn't create completion channel", () -> context.createCompChannel());
+            channel = steps.open("Couldn't create completion channel", () -> context.createCompChannel());
         }
-        pd = open("Couldn't allocate PD", () -> context.allocPd());
-        mr = open("Couldn't register MR", () -> pd.regMr(buffer, EnumSet.of(AccessFlag.LOCAL_WRITE)));
+        pd = steps.open("Couldn't allocate PD", () -> context.allocPd());
+        mr = steps.open("Couldn't register MR", () -> pd.regMr(buffer, EnumSet.of(AccessFlag.LOCAL_WRITE)));
         int numQp = srq() ? options.numQp() : 1;
         int cqe = options.rxDepth() + numQp;
-        cq = open("Couldn't create CQ", () -> context.createCq(cqe, channel, 0));
+        cq = steps.open("Couldn't create CQ", () -> context.createCq(cqe, channel, 0));
         if (srq()) {
-            srq = open("Couldn't create SRQ", () -> pd.createSrq(new SrqInitAttr(options.rxDepth(), 1, 0)));
+            srq = steps.open("Couldn't create SRQ", () -> pd.createSrq(new SrqInitAttr(options.rxDepth(), 1, 0)));
         }
         QpType type = switch (options.service()) {
             case RC, SRQ -> QpType.RC;
@@ -204,7 +205,7 @@ final class Pingpong {
         QpCap cap = srq() ? new QpCap(1, 0, 1, 0, 0) : new QpCap(1, options.rxDepth(), 1, 1, 0);
         inline = true;
         for (int i = 0; i < numQp; i++) {
-            Qp qp = open(perQp("Couldn't create QP", i), () -> pd.createQp(new QpInitAttr(type, cq, cq, srq, cap, false)));
+            Qp qp = steps.open(perQp("Couldn't create QP", i), () -> pd.createQp(new QpInitAttr(type, cq, cq, srq, cap, false)));
             qps.add(qp);
             // The examples send inline when the QP can: max_inline_data >= size.
             inline &= qp.initAttr().cap().maxInlineData() >= options.size();
@@ -217,7 +218,7 @@ final class Pingpong {
             } else {
                 init.qpAccessFlags(EnumSet.noneOf(AccessFlag.class));
             }
-            run(perQp("Failed to modify QP to INIT", i), () -> qp.modify(init));
+            act(perQp("Failed to modify QP to INIT", i), () -> qp.modify(init));
         }
     }
 
@@ -227,7 +228,7 @@ final class Pingpong {
             throw new PingpongFailure("Couldn't post receive (" + routs + ")");
         }
         if (options.events()) {
-            run("Couldn't request CQ notification", () -> cq.reqNotify(false));
+            act("Couldn't request CQ notification", () -> cq.reqNotify(false));
         }
         PortAttr port = step("Couldn't get port info", () -> context.queryPort(options.ibPort()));
         int lid = port.lid();
@@ -275,10 +276,10 @@ final class Pingpong {
     private void connect(List<PingpongAddress> mine, List<PingpongAddress> remote) throws PingpongFailure {
         if (ud()) {
             Qp qp = qps.getFirst();
-            run("Failed to modify QP to RTR", () -> qp.modify(new QpAttr().qpState(QpState.RTR)));
-            run("Failed to modify QP to RTS", () -> qp.modify(new QpAttr().qpState(QpState.RTS).sqPsn(mine.getFirst().psn())));
+            act("Failed to modify QP to RTR", () -> qp.modify(new QpAttr().qpState(QpState.RTR)));
+            act("Failed to modify QP to RTS", () -> qp.modify(new QpAttr().qpState(QpState.RTS).sqPsn(mine.getFirst().psn())));
             AhAttr path = path(remote.getFirst(), "Failed to create AH");
-            ah = open("Failed to create AH", () -> pd.createAh(path));
+            ah = steps.open("Failed to create AH", () -> pd.createAh(path));
             return;
         }
         boolean reliable = options.service() != Service.UC;
@@ -293,12 +294,12 @@ final class Pingpong {
             if (reliable) {
                 rtr.maxDestRdAtomic(1).minRnrTimer(12);
             }
-            run(perQp("Failed to modify QP to RTR", i), () -> qp.modify(rtr));
+            act(perQp("Failed to modify QP to RTR", i), () -> qp.modify(rtr));
             QpAttr rts = new QpAttr().qpState(QpState.RTS).sqPsn(mine.get(i).psn());
             if (reliable) {
                 rts.timeout(14).retryCnt(7).rnrRetry(7).maxRdAtomic(1);
             }
-            run(perQp("Failed to modify QP to RTS", i), () -> qp.modify(rts));
+            act(perQp("Failed to modify QP to RTS", i), () -> qp.modify(rts));
         }
     }
 
@@ -416,7 +417,7 @@ final class Pingpong {
     }
 
     private void postSend(SendWr send, int qpIndex) throws PingpongFailure {
-        run("Couldn't post send", () -> qps.get(qpIndex).postSend(send));
+        act("Couldn't post send", () -> qps.get(qpIndex).postSend(send));
     }
 
     /** pp_post_recv: posts up to n receives, returns how many went in. */
@@ -461,7 +462,7 @@ final class Pingpong {
         if (event.get() != cq) {
             throw new PingpongFailure("CQ event for unknown CQ " + event.get());
         }
-        run("Couldn't request CQ notification", () -> cq.reqNotify(false));
+        act("Couldn't request CQ notification", () -> cq.reqNotify(false));
     }
 
     /** The two result lines, computed as the C tools do (float microseconds from gettimeofday). */
@@ -517,8 +518,7 @@ final class Pingpong {
             cq.channel().ackCqEvents(cq, numCqEvents);
         }
         String failure = null;
-        while (!resources.isEmpty()) {
-            AutoCloseable resource = resources.pop();
+        for (AutoCloseable resource = steps.nextToClose(); resource != null; resource = steps.nextToClose()) {
             try {
                 resource.close();
             } catch (Exception e) {
@@ -543,33 +543,5 @@ final class Pingpong {
             case CompChannel c -> "Couldn't destroy completion channel";
             default -> "Couldn't release context";
         };
-    }
-
-    @FunctionalInterface
-    private interface Call<T> {
-        T call();
-    }
-
-    /** Runs a verbs call; a failure becomes the C tool's line (and the reason, indented, after it). */
-    private static <T> T step(String failure, Call<T> call) throws PingpongFailure {
-        try {
-            return call.call();
-        } catch (RuntimeException e) {
-            throw new PingpongFailure(failure, e);
-        }
-    }
-
-    private static void run(String failure, Runnable call) throws PingpongFailure {
-        step(failure, () -> {
-            call.run();
-            return null;
-        });
-    }
-
-    /** {@link #step} for a resource, which is then closed at the end in reverse order. */
-    private <T extends AutoCloseable> T open(String failure, Call<T> call) throws PingpongFailure {
-        T resource = step(failure, call);
-        resources.push(resource);
-        return resource;
     }
 }
