@@ -69,9 +69,8 @@ final class UdpLink implements ExternalLink, AutoCloseable {
     private final Clock clock;
     private final boolean epoll;
     private final EventLoopGroup group;
-    private final List<Channel> channels = new ArrayList<>();
-    private final List<byte[]> channelAddresses = new ArrayList<>();
-    private final List<InetAddress> channelInetAddresses = new ArrayList<>();
+    /** The sockets bound so far; replaced whole when a late address binds (read without a lock by transmit). */
+    private volatile BoundSocket[] sockets = new BoundSocket[0];
     private final ArrayBlockingQueue<Outgoing> queue;
     private final Thread pacer;
     /** Shared by the pacer and the direct path of {@link #transmit}; guarded by itself. */
@@ -105,6 +104,14 @@ final class UdpLink implements ExternalLink, AutoCloseable {
     private record Outgoing(Channel channel, DatagramPacket packet) {
     }
 
+    /** A socket on ADDRESS:4791: {@code ip} is the address's bytes, compared with a frame's source. */
+    private record BoundSocket(Channel channel, InetAddress address, byte[] ip) {
+    }
+
+    /** How long a further address that is not yet usable (IPv6 duplicate address detection) is retried. */
+    private static final long LATE_BIND_MILLIS = 30_000;
+    private static final long LATE_BIND_INTERVAL_MILLIS = 250;
+
     UdpLink(LinkAddresses addresses, UdpLinkConfig config, Clock clock) {
         this.addresses = addresses;
         this.config = config;
@@ -125,30 +132,59 @@ final class UdpLink implements ExternalLink, AutoCloseable {
             List<InetAddress> bound = addresses.bound();
             for (int i = 0; i < bound.size(); i++) {
                 InetAddress address = bound.get(i);
-                Channel channel;
                 try {
-                    channel = bind(address);
+                    add(bind(address));
                 } catch (IOException e) {
                     if (i == 0) {
                         throw e; // the address the device was opened on must work
                     }
-                    // A further address (the link-local one of an address-opened device) may still be
-                    // in duplicate address detection; the device works without it, minus that GID.
-                    System.err.println("roce4j: " + e.getMessage() + " — continuing without it");
-                    continue;
+                    bindLater(address, System.nanoTime() + LATE_BIND_MILLIS * 1_000_000);
                 }
-                channels.add(channel);
-                channelAddresses.add(address.getAddress());
-                channelInetAddresses.add(address);
-            }
-            for (Channel channel : channels) {
-                warmUp(channel);
             }
         } catch (IOException | RuntimeException e) {
             close();
             throw e;
         }
         pacer.start();
+    }
+
+    private void add(BoundSocket socket) {
+        warmUp(socket.channel());
+        synchronized (this) {
+            if (closed) {
+                socket.channel().close();
+                return;
+            }
+            BoundSocket[] more = Arrays.copyOf(sockets, sockets.length + 1);
+            more[more.length - 1] = socket;
+            sockets = more;
+        }
+    }
+
+    /**
+     * A further address (GID 0, the interface's IPv6 link-local one) can be unusable for a moment:
+     * Linux keeps a new IPv6 address "tentative" through duplicate address detection (about a
+     * second, RFC 4862 §5.4) and bind(2) fails with EADDRNOTAVAIL meanwhile — as when a device is
+     * opened right after its interface came up. The device works at once on its other addresses;
+     * this one is retried in the background until it binds or {@link #LATE_BIND_MILLIS} pass, and
+     * frames from its GID count as {@link UdpLinkCounters#noSocketDrops()} until then (RC resends).
+     */
+    private void bindLater(InetAddress address, long deadlineNanos) {
+        Thread.ofPlatform().daemon().name("roce4j-udp-bind").start(() -> {
+            IOException last = null;
+            while (!closed && System.nanoTime() - deadlineNanos < 0) {
+                LockSupport.parkNanos(LATE_BIND_INTERVAL_MILLIS * 1_000_000);
+                try {
+                    add(bind(address));
+                    return;
+                } catch (IOException e) {
+                    last = e;
+                }
+            }
+            if (!closed && last != null) {
+                System.err.println("roce4j: " + last.getMessage() + " — continuing without it");
+            }
+        });
     }
 
     /**
@@ -171,7 +207,7 @@ final class UdpLink implements ExternalLink, AutoCloseable {
         return epoll ? "epoll" : "nio";
     }
 
-    private Channel bind(InetAddress address) throws IOException {
+    private BoundSocket bind(InetAddress address) throws IOException {
         boolean v6 = address instanceof Inet6Address;
         SocketProtocolFamily family = v6 ? SocketProtocolFamily.INET6 : SocketProtocolFamily.INET;
         Bootstrap bootstrap = new Bootstrap().group(group)
@@ -186,6 +222,13 @@ final class UdpLink implements ExternalLink, AutoCloseable {
             // linux/in6.h IPV6_MTU_DISCOVER (23) = IPV6_PMTUDISC_DO (2).
             bootstrap.option(v6 ? new IntegerUnixChannelOption("IPV6_MTU_DISCOVER", 41, 23)
                     : new IntegerUnixChannelOption("IP_MTU_DISCOVER", 0, 10), 2);
+            if (v6) {
+                // Linux rxe sends RoCEv2 over IPv6 with UDP checksum 0 (its tunnel socket has
+                // use_udp6_tx_checksums off), which RFC 8200 §8.1 lets a receiver drop and Linux does
+                // unless the socket sets linux/udp.h UDP_NO_CHECK6_RX (102, level SOL_UDP 17), as
+                // rxe's own socket does. The ICRC protects the payload instead.
+                bootstrap.option(new IntegerUnixChannelOption("UDP_NO_CHECK6_RX", 17, 102), 1);
+            }
         } else {
             bootstrap.option(NioChannelOption.of(ExtendedSocketOptions.IP_DONTFRAGMENT), true);
         }
@@ -196,7 +239,7 @@ final class UdpLink implements ExternalLink, AutoCloseable {
                     + transportName() + "): " + cause.getMessage()
                     + " — is another RoCE device (roce4j or Linux rxe) on this address?", cause);
         }
-        return bound.channel();
+        return new BoundSocket(bound.channel(), address, address.getAddress());
     }
 
     // ---- ExternalLink ---------------------------------------------------------------------
@@ -225,13 +268,13 @@ final class UdpLink implements ExternalLink, AutoCloseable {
         int destination = source + addressLength;
         int payload = ip + (v6 ? 40 : 20) + 8;
         int n = offset + length - payload;
-        int index = channelFor(frame, source, addressLength);
-        if (index < 0 || closed) {
+        BoundSocket socket = socketFor(frame, source, addressLength);
+        if (socket == null || closed) {
             noSocketDrops.incrementAndGet();
             return;
         }
-        Channel channel = channels.get(index);
-        InetSocketAddress to = destination(frame, destination, addressLength, index);
+        Channel channel = socket.channel();
+        InetSocketAddress to = destination(frame, destination, addressLength, socket.address());
         if (to == null) {
             noSocketDrops.incrementAndGet();
             return;
@@ -282,17 +325,17 @@ final class UdpLink implements ExternalLink, AutoCloseable {
         return true;
     }
 
-    private int channelFor(byte[] frame, int source, int length) {
-        for (int i = 0; i < channelAddresses.size(); i++) {
-            byte[] a = channelAddresses.get(i);
+    private BoundSocket socketFor(byte[] frame, int source, int length) {
+        for (BoundSocket socket : sockets) {
+            byte[] a = socket.ip();
             if (a.length == length && Arrays.equals(frame, source, source + length, a, 0, length)) {
-                return i;
+                return socket;
             }
         }
-        return -1;
+        return null;
     }
 
-    private InetSocketAddress destination(byte[] frame, int at, int length, int channelIndex) {
+    private InetSocketAddress destination(byte[] frame, int at, int length, InetAddress from) {
         for (int i = 0; i < recentIps.length; i++) {
             byte[] ip = recentIps[i];
             if (ip != null && ip.length == length && Arrays.equals(frame, at, at + length, ip, 0, length)) {
@@ -303,7 +346,7 @@ final class UdpLink implements ExternalLink, AutoCloseable {
         InetAddress address;
         try {
             if (length == 16 && ip[0] == (byte) 0xfe && (ip[1] & 0xC0) == 0x80
-                    && channelInetAddresses.get(channelIndex) instanceof Inet6Address local) {
+                    && from instanceof Inet6Address local) {
                 address = Inet6Address.getByAddress(null, ip, local.getScopeId()); // link-local: our interface
             } else {
                 address = InetAddress.getByAddress(ip);
@@ -566,8 +609,12 @@ final class UdpLink implements ExternalLink, AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        for (Channel channel : channels) {
-            channel.close().awaitUninterruptibly(2_000);
+        BoundSocket[] open;
+        synchronized (this) {
+            open = sockets;
+        }
+        for (BoundSocket socket : open) {
+            socket.channel().close().awaitUninterruptibly(2_000);
         }
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5_000);
         tap.close();

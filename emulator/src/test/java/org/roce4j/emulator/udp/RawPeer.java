@@ -59,6 +59,11 @@ final class RawPeer implements AutoCloseable {
      * header carried {@code identification} and DF.
      */
     byte[] datagram(byte[] transport, InetAddress to, int identification) {
+        return datagram(transport, to, identification, socket.getLocalPort());
+    }
+
+    /** As {@link #datagram(byte[], InetAddress, int)}, for a datagram sent from {@code port} by another socket. */
+    byte[] datagram(byte[] transport, InetAddress to, int identification, int port) {
         boolean v6 = to instanceof Inet6Address;
         int ipLength = v6 ? 40 : 20;
         int udpLength = 8 + transport.length + 4;
@@ -86,7 +91,6 @@ final class RawPeer implements AutoCloseable {
             System.arraycopy(dst, 0, f, 16, 4);
         }
         int udp = ipLength;
-        int port = socket.getLocalPort();
         f[udp] = (byte) (port >>> 8);
         f[udp + 1] = (byte) port;
         f[udp + 2] = (byte) (4791 >>> 8);
