@@ -119,7 +119,7 @@ final class Rnic implements Agent, FrameReceiver {
                     v4 = NetworkOrder.i32(raw, 12);
                     anyIpv4 = true;
                 }
-            } else if (i > 0) {
+            } else {
                 v6.add(raw);
             }
         }
@@ -375,9 +375,8 @@ final class Rnic implements Agent, FrameReceiver {
             return hasIpv4 && NetworkOrder.i32(b, ipOffset + 16) == ipv4;
         }
         int dst = ipOffset + 24;
-        if (NetworkOrder.i64(b, dst) == 0xfe80_0000_0000_0000L && NetworkOrder.i64(b, dst + 8) == nodeGuid) {
-            return true;
-        }
+        // Every IPv6 GID, GID 0 too: an interface's link-local address is the MAC's EUI-64 only by
+        // default — stable-privacy addresses, or a bridge whose MAC changed when ports joined, differ.
         for (byte[] address : ipv6) {
             if (Arrays.equals(b, dst, dst + 16, address, 0, 16)) {
                 return true;

@@ -6,9 +6,20 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.List;
 
+import java.lang.foreign.Arena;
+
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.roce4j.emulator.fabric.Fabric;
 import org.roce4j.verbs.Ah;
+import org.roce4j.verbs.Context;
+import org.roce4j.verbs.Cq;
+import org.roce4j.verbs.Gid;
+import org.roce4j.verbs.Mr;
+import org.roce4j.verbs.Pd;
+import org.roce4j.verbs.QpCap;
+import org.roce4j.verbs.QpInitAttr;
+import org.roce4j.wire.MacAddress;
 import org.roce4j.verbs.AhAttr;
 import org.roce4j.verbs.Mtu;
 import org.roce4j.verbs.Qp;
@@ -59,6 +70,31 @@ class Ipv6PathTest {
             assertThat(f.ip()).isInstanceOf(Ipv6Header.class);
             assertThat(f.udp().checksum()).isNotZero();
         });
+    }
+
+    @Test
+    @DisplayName("rxe_chk_dgid: a frame to GID 0 is ours when GID 0 is the interface's link-local address, "
+            + "even one that is not the MAC's EUI-64 (stable-privacy, or a bridge whose MAC changed)")
+    void gidZeroThatIsNotTheMacsEui64() throws Exception {
+        try (Fabric fabric = Fabric.deterministic(); Arena arena = Arena.ofConfined()) {
+            SoftRnic a = SoftRnic.builder(fabric).name("rxe0").mac(MacAddress.parse("02:00:00:00:00:01"))
+                    .gids(List.of(Gid.parse("fe80::1:2:3:4"), Gid.parse("::ffff:10.0.0.1"))).attach();
+            SoftRnic b = SoftRnic.builder(fabric).name("rxe1").mac(MacAddress.parse("02:00:00:00:00:02"))
+                    .gids(List.of(Gid.parse("fe80::5:6:7:8"), Gid.parse("::ffff:10.0.0.2"))).attach();
+            try (Context ca = a.device().open(); Context cb = b.device().open(); Pd pa = ca.allocPd(); Pd pb = cb.allocPd();
+                    Cq qa = ca.createCq(4); Cq qb = cb.createCq(4);
+                    Mr ma = pa.regMr(arena.allocate(4096), TwoNodes.ALL_ACCESS); Mr mb = pb.regMr(arena.allocate(4096), TwoNodes.ALL_ACCESS);
+                    Qp sender = pa.createQp(QpInitAttr.of(QpType.RC, qa, new QpCap(4, 4, 1, 1, 0)));
+                    Qp receiver = pb.createQp(QpInitAttr.of(QpType.RC, qb, new QpCap(4, 4, 1, 1, 0)))) {
+                connectOverGid0(sender, receiver.qpNum(), cb.queryGid(1, 0));
+                connectOverGid0(receiver, sender.qpNum(), ca.queryGid(1, 0));
+                receiver.postRecv(RecvWr.of(1, mb, 0, 64));
+                sender.postSend(SendWr.send(1, ma, 0, 8));
+                assertThat(qa.poll(4)).extracting(WorkCompletion::status).containsExactly(WcStatus.SUCCESS);
+                assertThat(qb.poll(4)).extracting(WorkCompletion::byteLen).containsExactly(8);
+                assertThat(b.counters().get(RnicCounter.DROPPED_NOT_OUR_GID)).isZero();
+            }
+        }
     }
 
     private static void connectOverGid0(Qp qp, int remoteQpn, org.roce4j.verbs.Gid remoteGid) {
