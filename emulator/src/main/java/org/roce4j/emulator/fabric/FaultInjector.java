@@ -9,9 +9,10 @@ import org.roce4j.wire.PacketInfo;
  * The {@link FrameFilter} that carries out a {@link Faults} plan, with the plan's random state
  * and counters. One per installation: installing the same plan again replays it from the seed.
  * Not thread-safe: the fabric lock guards it, and it never throws (a frame it cannot classify
- * is "not RoCE" and only rules for any frame apply to it).
+ * is "not RoCE" and only rules for any frame apply to it). A {@link Fabric} makes its own; a link
+ * outside a fabric (the UDP link) gets one from {@link Faults#newInjector()}.
  */
-final class FaultInjector implements FrameFilter {
+public final class FaultInjector implements FrameFilter {
 
     /** BTH bytes 9..11 hold the PSN: the first BTH byte no check before the ICRC looks at. */
     private static final int BTH_PSN_OFFSET = 9;
@@ -40,11 +41,13 @@ final class FaultInjector implements FrameFilter {
         }
     }
 
-    Faults plan() {
+    /** {@return the plan this injector carries out} */
+    public Faults plan() {
         return plan;
     }
 
-    FaultCounters counters() {
+    /** {@return what it did so far: frames dropped, duplicated, corrupted, delayed, reordered} */
+    public FaultCounters counters() {
         return new FaultCounters(dropped, duplicated, corrupted, delayed, reordered);
     }
 

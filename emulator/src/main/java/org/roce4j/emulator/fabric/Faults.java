@@ -69,6 +69,15 @@ public final class Faults {
         return seed;
     }
 
+    /**
+     * {@return a new injector carrying out this plan, its random choices fresh from the seed} For
+     * links outside a {@link Fabric}, which installs its own through {@link Fabric#faults}; the
+     * caller must not use it from two threads at once.
+     */
+    public FaultInjector newInjector() {
+        return new FaultInjector(this);
+    }
+
     /** {@return true if the plan has no rules} */
     public boolean isEmpty() {
         return rules.isEmpty();

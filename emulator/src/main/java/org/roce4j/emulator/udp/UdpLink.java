@@ -40,6 +40,9 @@ import jdk.net.ExtendedSocketOptions;
 import org.roce4j.emulator.DatagramReceiver;
 import org.roce4j.emulator.ExternalLink;
 import org.roce4j.emulator.fabric.Clock;
+import org.roce4j.emulator.fabric.FaultCounters;
+import org.roce4j.emulator.fabric.FaultInjector;
+import org.roce4j.emulator.fabric.FrameFilter;
 import org.roce4j.wire.IcrcStatus;
 
 /**
@@ -81,6 +84,8 @@ final class UdpLink implements ExternalLink, AutoCloseable {
     private final ByteBuffer direct = ByteBuffer.allocateDirect(MAX_DATAGRAM);
     private final PcapTap tap = new PcapTap();
     private volatile DatagramReceiver receiver;
+    /** The fault plan's injector, applied to every frame before it is sent; null for none. Under the fabric lock. */
+    private FaultInjector faults;
     private volatile boolean closed;
 
     private final AtomicLong framesSent = new AtomicLong();
@@ -261,6 +266,35 @@ final class UdpLink implements ExternalLink, AutoCloseable {
 
     @Override
     public void transmit(byte[] frame, int offset, int length) {
+        FaultInjector injector = faults;
+        if (injector != null && offset == 0) {
+            long now = clock.nanoTime();
+            if (injector.deliveryTimeNanos(frame, length, now, now) == FrameFilter.DROP) {
+                return;
+            }
+            if (injector.duplicateDeliveryTimeNanos(frame, length, now, now) != FrameFilter.DROP) {
+                send(frame, offset, length);
+            }
+        }
+        send(frame, offset, length);
+    }
+
+    /**
+     * Applies {@code plan} to every frame sent from now on, as netem on the sending interface
+     * would: drop, duplicate (sent twice) and corrupt (a byte under the ICRC changed before
+     * sending). Delay and reorder rules are decided but not carried out — a frame leaves when it
+     * is sent. Under the fabric lock; null removes the plan.
+     */
+    void faults(FaultInjector injector) {
+        faults = injector;
+    }
+
+    FaultCounters faultCounters() {
+        FaultInjector injector = faults;
+        return injector == null ? FaultCounters.NONE : injector.counters();
+    }
+
+    private void send(byte[] frame, int offset, int length) {
         int ip = offset + ETHERNET;
         boolean v6 = (frame[ip] & 0xF0) == 0x60;
         int addressLength = v6 ? 16 : 4;

@@ -9,6 +9,9 @@ import java.util.Objects;
 
 import org.roce4j.emulator.SoftRnic;
 import org.roce4j.emulator.fabric.Fabric;
+import org.roce4j.emulator.fabric.FaultCounters;
+import org.roce4j.emulator.fabric.FaultInjector;
+import org.roce4j.emulator.fabric.Faults;
 import org.roce4j.verbs.Device;
 import org.roce4j.verbs.Gid;
 
@@ -117,6 +120,22 @@ public final class UdpRnic implements AutoCloseable {
     /** What the link counted: sent, queue drops, ICRC verdicts, ... */
     public UdpLinkCounters linkCounters() {
         return link.counters();
+    }
+
+    /**
+     * Injects faults into every frame this device sends from now on, like {@code tc qdisc … netem}
+     * on its interface, from a seeded {@link Faults} plan: drop, duplicate and corrupt rules are
+     * carried out; delay and reorder rules are not (a UDP link sends a frame when it is sent).
+     * {@code null} removes the plan. Counters: {@link #faultCounters()}.
+     */
+    public void faults(Faults plan) {
+        FaultInjector injector = plan == null ? null : plan.newInjector();
+        fabric.locked(() -> link.faults(injector));
+    }
+
+    /** {@return what the installed fault plan did, or {@link FaultCounters#NONE}} */
+    public FaultCounters faultCounters() {
+        return fabric.locked(link::faultCounters);
     }
 
     /** {@code epoll} or {@code nio}: the Netty transport in use. */

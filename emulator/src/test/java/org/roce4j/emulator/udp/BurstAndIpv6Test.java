@@ -95,8 +95,8 @@ class BurstAndIpv6Test {
             assertThat(a.gid()).isEqualTo(Gid.parse("::1"));
             Qp q1 = a.createQp(QpType.RC, 64);
             Qp q2 = a.createQp(QpType.RC, 64);
-            a.connect(q1, q2.qpNum(), a.gid(), 1, 2, Mtu.MTU_1024, rts -> { });
-            a.connect(q2, q1.qpNum(), a.gid(), 2, 1, Mtu.MTU_1024, rts -> { });
+            UdpSide.connect(q1, q2.qpNum(), a.gid(), 1, 2, Mtu.MTU_1024, rts -> { });
+            UdpSide.connect(q2, q1.qpNum(), a.gid(), 2, 1, Mtu.MTU_1024, rts -> { });
             UdpSide.fill(a.memory, 0, 50_000, 6);
             q1.postSend(SendWr.rdmaWrite(1, a.mr, 0, 50_000, a.mr.address() + 1_000_000, a.mr.rkey()));
             assertThat(a.pollOne().status()).isEqualTo(WcStatus.SUCCESS);

@@ -111,7 +111,7 @@ class UdpLinkTest {
         Qp[] qp = UdpSide.pair(a, b, QpType.UD, Mtu.MTU_1024);
         UdpSide.fill(a.memory, 0, 1000, 4);
         qp[1].postRecv(RecvWr.of(1, b.mr, 3_500_000, 1040));
-        try (Ah ah = a.pd.createAh(AhAttr.of(b.gid(), a.gidIndex(), 1))) {
+        try (Ah ah = a.pd.createAh(AhAttr.of(b.gid(), UdpSide.GID_INDEX, 1))) {
             qp[0].postSend(SendWr.send(2, a.mr, 0, 1000).ud(ah, qp[1].qpNum(), 0x11111111));
             assertThat(a.pollOne().status()).isEqualTo(WcStatus.SUCCESS);
             WorkCompletion wc = b.pollOne();
@@ -134,7 +134,7 @@ class UdpLinkTest {
     void noSocketForGidZero() {
         long before = a.rnic.linkCounters().noSocketDrops();
         Qp qa = a.createQp(QpType.UD, 16);
-        a.connect(qa, 0, null, 1, 1, Mtu.MTU_1024, rts -> { });
+        UdpSide.connect(qa, 0, null, 1, 1, Mtu.MTU_1024, rts -> { });
         try (Ah ah = a.pd.createAh(AhAttr.of(b.context.queryGid(1, 0), 0, 1))) {
             qa.postSend(SendWr.send(1, a.mr, 0, 8).ud(ah, 17, 0x11111111));
             assertThat(a.pollOne().status()).isEqualTo(WcStatus.SUCCESS); // UD: sent is done
@@ -159,7 +159,7 @@ class UdpLinkTest {
             + "into the GRH; the same frame with one byte flipped is dropped as BAD_ICRC")
     void icrcWithForeignIdentificationAndCorruption() throws Exception {
         Qp ud = b.createQp(QpType.UD, 16);
-        b.connect(ud, 0, null, 0, 0, Mtu.MTU_1024, rts -> { });
+        UdpSide.connect(ud, 0, null, 0, 0, Mtu.MTU_1024, rts -> { });
         ud.postRecv(RecvWr.of(1, b.mr, 3_600_000, 1040));
         InetAddress to = b.rnic.address();
         byte[] payload = "hello from a peer that counts its IPv4 Identifications".getBytes();

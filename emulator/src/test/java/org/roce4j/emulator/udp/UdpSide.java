@@ -52,12 +52,10 @@ final class UdpSide implements AutoCloseable {
     }
 
     /** The GID other devices send to: the first one with a socket (GID 1 on 127.0.0.x and on ::1). */
-    int gidIndex() {
-        return 1;
-    }
+    static final int GID_INDEX = 1;
 
     Gid gid() {
-        return context.queryGid(1, gidIndex());
+        return context.queryGid(1, GID_INDEX);
     }
 
     /** Polls until one completion arrives, at most 20 s. */
@@ -81,7 +79,7 @@ final class UdpSide implements AutoCloseable {
     }
 
     /** Brings a QP to RTS against a peer, as ibv_rc_pingpong does (timeout 14 ≈ 67 ms, retry_cnt 7). */
-    void connect(Qp qp, int remoteQpn, Gid remoteGid, int localPsn, int remotePsn, Mtu mtu, Consumer<QpAttr> rts) {
+    static void connect(Qp qp, int remoteQpn, Gid remoteGid, int localPsn, int remotePsn, Mtu mtu, Consumer<QpAttr> rts) {
         QpType type = qp.type();
         QpAttr init = new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1);
         if (type == QpType.UD) {
@@ -92,7 +90,7 @@ final class UdpSide implements AutoCloseable {
         qp.modify(init);
         QpAttr rtr = new QpAttr().qpState(QpState.RTR);
         if (type != QpType.UD) {
-            rtr.pathMtu(mtu).destQpNum(remoteQpn).rqPsn(remotePsn).ahAttr(AhAttr.of(remoteGid, gidIndex(), 1));
+            rtr.pathMtu(mtu).destQpNum(remoteQpn).rqPsn(remotePsn).ahAttr(AhAttr.of(remoteGid, GID_INDEX, 1));
             if (type == QpType.RC) {
                 rtr.maxDestRdAtomic(16).minRnrTimer(12);
             }
@@ -109,8 +107,8 @@ final class UdpSide implements AutoCloseable {
     static Qp[] pair(UdpSide a, UdpSide b, QpType type, Mtu mtu) {
         Qp qa = a.createQp(type, 256);
         Qp qb = b.createQp(type, 256);
-        a.connect(qa, qb.qpNum(), b.gid(), 100, 200, mtu, rts -> { });
-        b.connect(qb, qa.qpNum(), a.gid(), 200, 100, mtu, rts -> { });
+        UdpSide.connect(qa, qb.qpNum(), b.gid(), 100, 200, mtu, rts -> { });
+        UdpSide.connect(qb, qa.qpNum(), a.gid(), 200, 100, mtu, rts -> { });
         return new Qp[] {qa, qb};
     }
 
