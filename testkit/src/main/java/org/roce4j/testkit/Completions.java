@@ -54,7 +54,7 @@ public final class Completions {
      * @param max the most to take
      */
     public static List<WorkCompletion> pollUpTo(Cq cq, int max) {
-        List<WorkCompletion> got = new ArrayList<>(Math.min(max, 1024));
+        List<WorkCompletion> got = new ArrayList<>(Math.min(max + 1, 1024));
         WorkCompletion[] batch = new WorkCompletion[Math.max(1, Math.min(max, 64))];
         boolean deterministic = isDeterministic();
         long deadline = System.nanoTime() + timeout().toNanos();

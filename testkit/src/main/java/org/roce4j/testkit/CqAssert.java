@@ -31,8 +31,13 @@ public final class CqAssert extends AbstractAssert<CqAssert, Cq> {
      * @param count how many completions the CQ should deliver
      */
     public CqAssert hasCompletions(int count) {
+        if (count < 0) {
+            throw new IllegalArgumentException("a negative number of completions: " + count);
+        }
         isNotNull();
-        List<WorkCompletion> got = Completions.pollUpTo(actual, count + 1);
+        List<WorkCompletion> got = Completions.pollUpTo(actual, count);
+        // One more poll, without waiting, for completions beyond those expected.
+        actual.poll().ifPresent(got::add);
         polled.addAll(got);
         if (got.size() != count) {
             StringBuilder text = new StringBuilder();

@@ -34,7 +34,9 @@ final class FailureReport {
         FabricSettings settings = test.settings();
         StringBuilder out = new StringBuilder();
         out.append(HEADER).append(test.testName()).append(" failed ====\n");
-        out.append("failure: ").append(firstLine(failure)).append('\n');
+        out.append("failure: ").append(failure.getClass().getName()).append(":\n");
+        String message = String.valueOf(failure.getMessage()).strip();
+        message.lines().forEach(line -> out.append("  ").append(line).append('\n'));
         out.append("seed: ").append(settings.seed()).append("  (replay: ").append(settings.replayHint()).append(")\n");
         out.append("fabric: ").append(settings.nodes()).append(" nodes, ").append(settings.link())
                 .append(", MTU ").append(settings.mtu().bytes()).append(", profile ").append(settings.profile()).append('\n');
@@ -51,12 +53,6 @@ final class FailureReport {
         }
         out.append("==== end of roce4j testkit report ====");
         return out.toString();
-    }
-
-    private static String firstLine(Throwable failure) {
-        String message = String.valueOf(failure.getMessage()).strip();
-        int newline = message.indexOf('\n');
-        return failure.getClass().getSimpleName() + ": " + (newline < 0 ? message : message.substring(0, newline) + " …");
     }
 
     /**

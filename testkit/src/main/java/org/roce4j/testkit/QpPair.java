@@ -307,8 +307,12 @@ public final class QpPair implements AutoCloseable {
                 cq = keep(context.createCq(settings.cqEntries));
                 qp = keep(pd.createQp(QpInitAttr.of(settings.type, cq, settings.cap).withSqSigAll(settings.sqSigAll)));
                 MemorySegment buffer = arena.allocate(settings.bufferBytes, 8);
-                mr = keep(pd.regMr(buffer, EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE,
-                        AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC)));
+                Set<AccessFlag> all = EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE,
+                        AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC);
+                // In a test, a fixed IOVA (ibv_reg_mr_iova) keeps addresses in frames, requests and
+                // captures the same on every run, so that a seed replays byte for byte.
+                TestFabric test = ActiveTests.current();
+                mr = keep(test != null ? pd.regMr(buffer, test.nextIova(settings.bufferBytes), all) : pd.regMr(buffer, all));
             } catch (RuntimeException e) {
                 close();
                 throw e;

@@ -40,6 +40,8 @@ public final class TestFabric {
     private final Deque<AutoCloseable> closeAfterTest = new ArrayDeque<>();
     private final SplittableRandom random;
     private final SplittableRandom psnRandom;
+    private static final long IOVA_STRIDE = 1L << 30;
+    private long nextIova = IOVA_STRIDE;
 
     private TestFabric(FabricSettings settings, String testName, Path capture) throws IOException {
         this.settings = settings;
@@ -219,6 +221,18 @@ public final class TestFabric {
     /** First PSNs for {@link QpPair}: 24-bit, from the seed. */
     synchronized int nextPsn() {
         return psnRandom.nextInt(1 << 24);
+    }
+
+    /**
+     * {@return an I/O virtual address for a buffer the testkit registers}: 1 GiB apart from
+     * 0x40000000, the same on every run of the test.
+     *
+     * @param length the buffer's length
+     */
+    synchronized long nextIova(long length) {
+        long iova = nextIova;
+        nextIova += Math.max(IOVA_STRIDE, (length + IOVA_STRIDE - 1) / IOVA_STRIDE * IOVA_STRIDE);
+        return iova;
     }
 
     /** Registers something the testkit made for the test, closed (newest first) before the leak check. */

@@ -10,7 +10,20 @@ final class WorkCompletionText {
     }
 
     static String of(WorkCompletion wc) {
-        StringBuilder text = new StringBuilder(Describe.status(wc.status())).append(": ").append(wc);
+        StringBuilder text = new StringBuilder(Describe.status(wc.status()))
+                .append(": wr_id=").append(Long.toUnsignedString(wc.wrId()))
+                .append(" opcode=").append(Describe.opcode(wc.opcode()))
+                .append(" byte_len=").append(Integer.toUnsignedString(wc.byteLen()))
+                .append(String.format(java.util.Locale.ROOT, " qp_num=0x%06x", wc.qpNum()));
+        if (wc.has(org.roce4j.verbs.WcFlag.WITH_IMM)) {
+            text.append(" imm_data=0x").append(Integer.toHexString(wc.immData()));
+        }
+        if (wc.opcode().isReceive()) {
+            text.append(String.format(java.util.Locale.ROOT, " src_qp=0x%06x", wc.srcQp()));
+        }
+        if (wc.wcFlags() != 0) {
+            text.append(" wc_flags=").append(wc.flags());
+        }
         for (PostedWorkRequests.Posted posted : requestsOf(wc)) {
             text.append("\n    completes ").append(posted);
         }
