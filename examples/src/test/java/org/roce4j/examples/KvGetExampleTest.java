@@ -23,11 +23,14 @@ class KvGetExampleTest {
     @Test
     @EmulatedFabric(drop = 0.1, duplicate = 0.05, reorder = 0.1, corrupt = 0.02, profile = Profile.RXE)
     void everyStoredKeyReadsBackAndAMissingOneIsNotFoundUnderFaults(TestFabric fabric, Context server, Context client) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        long reads = KvGetExample.run(server, client, new PrintStream(out, true, StandardCharsets.UTF_8));
+        // Three rounds: over 100 frames, so that the random plan surely loses some, whatever the seed.
+        for (int round = 0; round < 3; round++) {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            long reads = KvGetExample.run(server, client, new PrintStream(out, true, StandardCharsets.UTF_8));
 
-        assertThat(reads).isGreaterThanOrEqualTo(11);
-        assertThat(out.toString(StandardCharsets.UTF_8)).contains("get key-7 = value of key 7", "get no-such-key = (none)");
+            assertThat(reads).isGreaterThanOrEqualTo(11);
+            assertThat(out.toString(StandardCharsets.UTF_8)).contains("get key-7 = value of key 7", "get no-such-key = (none)");
+        }
         assertThat(fabric.fabric().faultCounters().dropped()).isPositive();
     }
 
