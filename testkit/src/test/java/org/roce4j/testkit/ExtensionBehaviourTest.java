@@ -209,6 +209,32 @@ class ExtensionBehaviourTest {
         assertThat(frames).contains("127.0.0.2 → 127.0.0.3 RC Send Only", "127.0.0.3 → 127.0.0.2 RC Acknowledge");
     }
 
+    // ---- capture names ----------------------------------------------------------------------
+
+    @EmulatedFabric(capture = Capture.ALWAYS)
+    static class RepeatedWithCapture {
+        @org.junit.jupiter.api.RepeatedTest(2)
+        void twice(Context a, Context b) {
+            QpPair pair = QpPair.rc(a, b);
+            pair.a().qp().postSend(SendWr.rdmaWrite(1, pair.a().mr(), 0, 8, pair.a().peerAddress(), pair.a().peerRkey()));
+            RoceAssertions.assertThat(pair.a().cq()).hasCompletions(WcStatus.SUCCESS);
+        }
+    }
+
+    @Test
+    void eachRepetitionKeepsItsOwnCaptureWhenCaptureIsAlways() throws Exception {
+        Path directory = Path.of("target/roce4j-pcaps/ExtensionBehaviourTest$RepeatedWithCapture");
+        for (int i = 1; i <= 2; i++) {
+            Files.deleteIfExists(directory.resolve("twice-" + i + ".pcap"));
+        }
+        run(RepeatedWithCapture.class, "twice", Map.of()).assertStatistics(s -> s.succeeded(2).failed(0));
+        for (int i = 1; i <= 2; i++) {
+            StringBuilder frames = new StringBuilder();
+            FailureReport.lastFramesPerQp(directory.resolve("twice-" + i + ".pcap"), 8, frames);
+            assertThat(frames).contains("frames captured: 2", "RC RDMA Write Only", "RC Acknowledge");
+        }
+    }
+
     // ---- configuration errors -----------------------------------------------------------
 
     @EmulatedFabric(nodes = 1)
