@@ -95,19 +95,18 @@ final class ResourceTracker {
         synchronized (this) {
             snapshot = new ArrayList<>(created);
         }
+        // ibv_ack_cq_events first: a CQ with unacknowledged events cannot be destroyed.
         for (TrackedResource resource : snapshot) {
-            if (resource.target() instanceof CompChannel channel && resource.isOpen()) {
-                for (TrackedResource cq : snapshot) {
-                    Integer n;
-                    synchronized (this) {
-                        n = unackedCqEvents.remove(cq.target());
-                    }
-                    if (n != null && n > 0 && cq.target() instanceof Cq c && c.channel() == channel) {
-                        try {
-                            channel.ackCqEvents(c, n);
-                        } catch (RuntimeException e) {
-                            failures.add(e);
-                        }
+            if (resource.isOpen() && resource.target() instanceof Cq cq && cq.channel() != null) {
+                Integer n;
+                synchronized (this) {
+                    n = unackedCqEvents.remove(cq);
+                }
+                if (n != null && n > 0) {
+                    try {
+                        cq.channel().ackCqEvents(cq, n);
+                    } catch (RuntimeException e) {
+                        failures.add(e);
                     }
                 }
             }

@@ -181,7 +181,9 @@ public final class RoceExtension implements BeforeEachCallback, AfterEachCallbac
             }
         }
         if (!leaked.isEmpty() || !unacknowledged.isEmpty()) {
-            throw new AssertionError(leakMessage(leaked, unacknowledged));
+            AssertionError leak = new AssertionError(leakMessage(leaked, unacknowledged));
+            cleanupFailures.forEach(leak::addSuppressed);
+            throw leak;
         }
         if (!cleanupFailures.isEmpty()) {
             AssertionError error = new AssertionError("roce4j testkit: closing the test's verbs objects failed: "

@@ -105,16 +105,20 @@ class ExtensionBehaviourTest {
     void aQpLeftOpenFailsTheTestNamingItAndWhereItWasCreated() {
         Events events = run(Leaky.class, "leavesAQpOpen", Map.of());
         events.assertStatistics(s -> s.failed(1));
-        assertThat(failureOf(events)).hasMessageContainingAll("left verbs objects open",
+        Throwable failure = failureOf(events);
+        assertThat(failure).hasMessageContainingAll("left verbs objects open",
                 "QP 0x", "(RC) on rxe0", "Leaky.leavesAQpOpen(ExtensionBehaviourTest.java:", "CQ of", "PD on rxe0");
+        assertThat(failure.getSuppressed()).as("the extension closed what was left").isEmpty();
     }
 
     @Test
     void aCompletionEventNotAcknowledgedFailsTheTest() {
         Events events = run(Leaky.class, "leavesACqEventUnacknowledged", Map.of());
         events.assertStatistics(s -> s.failed(1));
-        assertThat(failureOf(events)).hasMessageContaining(
+        Throwable failure = failureOf(events);
+        assertThat(failure).hasMessageContaining(
                 "1 completion event(s) got with getCqEvent and not acknowledged (ibv_ack_cq_events) on CQ");
+        assertThat(failure.getSuppressed()).as("the extension acknowledged the event and closed everything").isEmpty();
     }
 
     @Test
