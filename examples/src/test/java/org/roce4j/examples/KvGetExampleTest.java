@@ -36,7 +36,8 @@ class KvGetExampleTest {
 
     @Test
     @EmulatedFabric(drop = 0.1)
-    void keysThatCollideAreFoundByProbingAndTheServersQpRefusesAWrite(Context serverContext, Context clientContext) {
+    void keysThatCollideAreFoundByProbingAndTheServersQpRefusesAWrite(TestFabric fabric, Context serverContext,
+                                                                        Context clientContext) {
         try (Endpoint serverSide = new Endpoint(serverContext, 16); Endpoint clientSide = new Endpoint(clientContext, 16)) {
             KvServer server = new KvServer(serverSide, 4, 8, 8);
             for (int i = 0; i < 4; i++) {
@@ -57,7 +58,10 @@ class KvGetExampleTest {
             assertThat(client.reads()).isGreaterThan(4 + 3);
 
             // The server's QP allows remote READ only: its responder refuses a WRITE as an invalid
-            // request (IBTA 9.7.5.1.3 and rxe's check_op_valid), before looking at the memory.
+            // request (IBTA 9.7.5.1.3 and rxe's check_op_valid), before looking at the memory. No
+            // faults from here: were the NAK lost, the responder (now in ERR) would ignore the
+            // retransmissions and the requester would end in RETRY_EXC_ERR instead.
+            fabric.faults(fabric.seededFaults());
             clientQp.postSend(org.roce4j.verbs.SendWr.rdmaWrite(99, clientSide.register(8, EnumSet.of(AccessFlag.LOCAL_WRITE)),
                     0, 8, server.table().address(), server.table().rkey()));
             assertThat(clientSide.cq()).hasCompletions(org.roce4j.verbs.WcStatus.REM_INV_REQ_ERR);
