@@ -30,7 +30,8 @@ final class FailureReport {
     private FailureReport() {
     }
 
-    static String write(TestFabric test, Throwable failure, List<TrackedResource> leaked) {
+    static String write(TestFabric test, Throwable failure, List<TrackedResource> leaked,
+                        Map<String, Integer> unacknowledged) {
         FabricSettings settings = test.settings();
         StringBuilder out = new StringBuilder();
         out.append(HEADER).append(test.testName()).append(" failed ====\n");
@@ -48,6 +49,8 @@ final class FailureReport {
         for (TrackedResource resource : leaked) {
             out.append("left open: ").append(resource).append('\n');
         }
+        unacknowledged.forEach((cq, n) -> out.append("left unacknowledged: ").append(n)
+                .append(" completion event(s) on ").append(cq).append('\n'));
         if (settings.lastFrames() > 0) {
             lastFramesPerQp(test.pcap(), settings.lastFrames(), out);
         }

@@ -169,7 +169,7 @@ public final class RoceExtension implements BeforeEachCallback, AfterEachCallbac
             ActiveTests.ended(fabric);
         }
         if (failure.isPresent()) {
-            String report = FailureReport.write(fabric, failure.get(), leaked);
+            String report = FailureReport.write(fabric, failure.get(), leaked, unacknowledged);
             System.out.println(report);
             System.out.flush();
             context.publishReportEntry(Map.of(REPORT_ENTRY, report, SEED_ENTRY, Long.toString(fabric.seed())));

@@ -93,6 +93,14 @@ class ExtensionBehaviourTest {
         }
 
         @Test
+        void failsAndLeavesAQpOpen(Context a) {
+            Pd pd = a.allocPd();
+            Cq cq = a.createCq(8);
+            pd.createQp(QpInitAttr.of(QpType.UD, cq, QpCap.of(4, 4)));
+            throw new AssertionError("the test's own failure");
+        }
+
+        @Test
         void closesEverything(Context a) {
             try (Pd pd = a.allocPd(); Cq cq = a.createCq(8);
                  var qp = pd.createQp(QpInitAttr.of(QpType.RC, cq, QpCap.of(4, 4)))) {
@@ -119,6 +127,14 @@ class ExtensionBehaviourTest {
         assertThat(failure).hasMessageContaining(
                 "1 completion event(s) got with getCqEvent and not acknowledged (ibv_ack_cq_events) on CQ");
         assertThat(failure.getSuppressed()).as("the extension acknowledged the event and closed everything").isEmpty();
+    }
+
+    @Test
+    void aFailingTestThatLeaksFailsWithItsOwnFailureAndListsTheLeakInItsReport() {
+        Events events = run(Leaky.class, "failsAndLeavesAQpOpen", Map.of());
+        events.assertStatistics(s -> s.failed(1));
+        assertThat(failureOf(events)).hasMessage("the test's own failure");
+        assertThat(report(events)).contains("left open: QP 0x", "(UD) on rxe0 (created at ");
     }
 
     @Test
