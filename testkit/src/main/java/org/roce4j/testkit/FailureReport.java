@@ -52,7 +52,9 @@ final class FailureReport {
         unacknowledged.forEach((cq, n) -> out.append("left unacknowledged: ").append(n)
                 .append(" completion event(s) on ").append(cq).append('\n'));
         if (settings.lastFrames() > 0) {
-            lastFramesPerQp(test.pcap(), settings.lastFrames(), out);
+            Map<String, String> names = new LinkedHashMap<>();
+            test.nodes().forEach(node -> names.put(FrameLines.address(node.address()), node.name()));
+            lastFramesPerQp(test.pcap(), settings.lastFrames(), names, out);
         }
         out.append("==== end of roce4j testkit report ====");
         return out.toString();
@@ -63,6 +65,11 @@ final class FailureReport {
      * the requests a responder got, and the ACKs and responses its requester got.
      */
     static void lastFramesPerQp(Path pcap, int last, StringBuilder out) {
+        lastFramesPerQp(pcap, last, Map.of(), out);
+    }
+
+    /** As {@link #lastFramesPerQp(Path, int, StringBuilder)}, naming the device at each address. */
+    static void lastFramesPerQp(Path pcap, int last, Map<String, String> deviceByAddress, StringBuilder out) {
         if (!Files.exists(pcap)) {
             out.append("(no capture at ").append(pcap).append(")\n");
             return;
@@ -89,8 +96,10 @@ final class FailureReport {
                     notRoce.add(line);
                     continue;
                 }
-                String key = String.format(Locale.ROOT, "QP 0x%06x at %s", frame.packet().bth().destQp(),
-                        FrameLines.address(frame.ip().destination()));
+                String destination = FrameLines.address(frame.ip().destination());
+                String device = deviceByAddress.get(destination);
+                String key = String.format(Locale.ROOT, "QP 0x%06x at %s%s", frame.packet().bth().destQp(),
+                        destination, device == null ? "" : " (" + device + ")");
                 Deque<String> lines = byQp.computeIfAbsent(key, k -> new ArrayDeque<>());
                 lines.addLast(line);
                 if (lines.size() > last) {

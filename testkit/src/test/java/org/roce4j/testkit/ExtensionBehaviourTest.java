@@ -173,7 +173,7 @@ class ExtensionBehaviourTest {
         String seed = report.lines().filter(l -> l.startsWith("seed: ")).findFirst().orElseThrow()
                 .replaceAll("seed: (\\d+) .*", "$1");
         assertThat(report).contains("(replay: -Droce4j.seed=" + seed + ")", "pcap: " + pcap.toAbsolutePath(),
-                "faults: ", "frames to QP 0x", " RC RDMA Write", " ICRC ok", "IBV_WC_RETRY_EXC_ERR",
+                "faults: ", " at 10.0.0.2 (rxe1) (roce4j decode):", " RC RDMA Write", " ICRC ok", "IBV_WC_RETRY_EXC_ERR",
                 "RETH(va=0x0000000080000000 rkey=");
         assertThat(failure.getMessage()).contains("IBV_WC_RETRY_EXC_ERR (transport retry counter exceeded)",
                 "completes ibv_post_send on rxe0 QP 0x");
