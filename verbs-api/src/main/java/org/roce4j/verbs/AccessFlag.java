@@ -4,10 +4,15 @@ import java.util.Set;
 
 /** Access rights of a memory region or of a QP's responder: {@code enum ibv_access_flags}. */
 public enum AccessFlag {
+    /** {@code IBV_ACCESS_LOCAL_WRITE}: the local device may write the region (receives, READ responses). */
     LOCAL_WRITE(1),
+    /** {@code IBV_ACCESS_REMOTE_WRITE}: peers may RDMA WRITE into it (needs LOCAL_WRITE). */
     REMOTE_WRITE(1 << 1),
+    /** {@code IBV_ACCESS_REMOTE_READ}: peers may RDMA READ from it. */
     REMOTE_READ(1 << 2),
+    /** {@code IBV_ACCESS_REMOTE_ATOMIC}: peers may apply atomics to it (needs LOCAL_WRITE). */
     REMOTE_ATOMIC(1 << 3),
+    /** {@code IBV_ACCESS_MW_BIND}: memory windows may be bound to it. */
     MW_BIND(1 << 4);
 
     private final int bit;
@@ -16,11 +21,16 @@ public enum AccessFlag {
         this.bit = bit;
     }
 
+    /** {@return the {@code IBV_ACCESS_*} bit} */
     public int bit() {
         return bit;
     }
 
-    /** The {@code IBV_ACCESS_*} bits of a set. */
+    /**
+     * {@return the {@code IBV_ACCESS_*} bits of a set}
+     *
+     * @param flags the rights
+     */
     public static int bits(Set<AccessFlag> flags) {
         int bits = 0;
         for (AccessFlag flag : flags) {
@@ -29,7 +39,11 @@ public enum AccessFlag {
         return bits;
     }
 
-    /** The set of a bit mask; bits with no constant here are ignored. */
+    /**
+     * {@return the set of a bit mask; bits with no constant here are ignored}
+     *
+     * @param bits {@code IBV_ACCESS_*} bits
+     */
     public static Set<AccessFlag> of(int bits) {
         java.util.EnumSet<AccessFlag> flags = java.util.EnumSet.noneOf(AccessFlag.class);
         for (AccessFlag flag : values()) {

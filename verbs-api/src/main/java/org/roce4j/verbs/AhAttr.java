@@ -15,11 +15,18 @@ import java.util.Objects;
  * @param portNum       local port, from 1
  */
 public record AhAttr(Gid dgid, int sgidIndex, int flowLabel, int hopLimit, int trafficClass, int sl, int portNum) {
+    /** Requires a destination GID (NullPointerException). */
     public AhAttr {
         Objects.requireNonNull(dgid, "dgid");
     }
 
-    /** A RoCE address vector with the defaults of the rdma-core examples (hop limit 1 there; 64 here, as rdma_cm uses). */
+    /**
+     * {@return a RoCE address vector with the defaults of the rdma-core examples (hop limit 1 there; 64 here, as rdma_cm uses)}
+     *
+     * @param dgid      the destination GID
+     * @param sgidIndex the local GID index to send from
+     * @param portNum   the local port, from 1
+     */
     public static AhAttr of(Gid dgid, int sgidIndex, int portNum) {
         return new AhAttr(dgid, sgidIndex, 0, 64, 0, 0, portNum);
     }

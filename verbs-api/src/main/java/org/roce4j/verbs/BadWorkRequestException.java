@@ -8,21 +8,31 @@ package org.roce4j.verbs;
 public final class BadWorkRequestException extends VerbsException {
     private static final long serialVersionUID = 1L;
 
+    /** Position of the bad work request in the posted list. */
     private final int index;
+    /** The bad work request's wr_id. */
     private final long wrId;
 
+    /**
+     * A failed post.
+     *
+     * @param errno   what libibverbs returns for it
+     * @param index   the position of the bad request in the list (0 for a single post)
+     * @param wrId    its wr_id
+     * @param message why it is bad
+     */
     public BadWorkRequestException(Errno errno, int index, long wrId, String message) {
         super(errno, "work request #" + index + " (wr_id " + Long.toUnsignedString(wrId) + "): " + message);
         this.index = index;
         this.wrId = wrId;
     }
 
-    /** Position of the bad work request in the posted list (0 for a single post). */
+    /** {@return the position of the bad work request in the posted list (0 for a single post)} */
     public int index() {
         return index;
     }
 
-    /** The bad work request's wr_id. */
+    /** {@return the bad work request's wr_id} */
     public long wrId() {
         return wrId;
     }

@@ -8,46 +8,70 @@ import java.util.Optional;
  * completion channels. Closing it while any of those is alive fails with EBUSY.
  */
 public interface Context extends AutoCloseable {
+    /** {@return the device this context was opened on} */
     Device device();
 
-    /** {@code ibv_query_device}. */
+    /** {@return the device's limits and identity: {@code ibv_query_device}} */
     DeviceAttr queryDevice();
 
-    /** {@code ibv_query_port}; ports are numbered from 1, anything else is EINVAL. */
+    /**
+     * {@return the port's state and limits: {@code ibv_query_port}}
+     *
+     * @param portNum the port, from 1; anything else is EINVAL
+     */
     PortAttr queryPort(int portNum);
 
     /**
-     * The port's hardware counters (Linux: {@code hw_counters} in sysfs, {@code rdma statistic}),
-     * names as Soft-RoCE's. Ports are numbered from 1, anything else is EINVAL; a provider without
-     * counters throws EOPNOTSUPP.
+     * {@return the port's hardware counters (Linux: {@code hw_counters} in sysfs, {@code rdma statistic}),
+     * named as Soft-RoCE names them}
+     *
+     * @param portNum the port, from 1; anything else is EINVAL
+     * @throws VerbsException EOPNOTSUPP from a provider without counters
      */
     default PortCounters queryPortCounters(int portNum) {
         throw new VerbsException(Errno.EOPNOTSUPP, "query port counters: not supported by this provider");
     }
 
-    /** {@code ibv_query_gid}; an index past the table or an empty entry is EINVAL. */
+    /**
+     * {@return entry {@code index} of the port's GID table: {@code ibv_query_gid}}
+     *
+     * @param portNum the port, from 1
+     * @param index   the GID index; an index past the table or an empty entry is EINVAL
+     */
     Gid queryGid(int portNum, int index);
 
-    /** {@code ibv_alloc_pd}. */
+    /** {@return a new protection domain: {@code ibv_alloc_pd}} */
     Pd allocPd();
 
-    /** {@code ibv_create_comp_channel}. */
+    /** {@return a new completion event channel: {@code ibv_create_comp_channel}} */
     CompChannel createCompChannel();
 
     /**
-     * {@code ibv_create_cq}: a CQ of at least {@code cqe} entries (EINVAL when {@code cqe} is below 1
-     * or above {@link DeviceAttr#maxCqe()}), optionally tied to a completion channel.
+     * {@return a new completion queue: {@code ibv_create_cq}}
+     *
+     * @param cqe        the entries it must hold at least; EINVAL below 1 or above {@link DeviceAttr#maxCqe()}
+     * @param channel    the completion channel its events go to, or null
+     * @param compVector the completion vector (interrupt) to use, from 0
      */
     Cq createCq(int cqe, CompChannel channel, int compVector);
 
+    /**
+     * {@return a new completion queue with no completion channel: {@code ibv_create_cq(ctx, cqe, NULL, NULL, 0)}}
+     *
+     * @param cqe the entries it must hold at least
+     */
     default Cq createCq(int cqe) {
         return createCq(cqe, null, 0);
     }
 
-    /** The next asynchronous event if there is one: {@code ibv_get_async_event} on a non-blocking fd. */
+    /** {@return the next asynchronous event if there is one: {@code ibv_get_async_event} on a non-blocking fd} */
     Optional<AsyncEvent> pollAsyncEvent();
 
-    /** Waits up to {@code timeout} for an asynchronous event. */
+    /**
+     * {@return the next asynchronous event, waiting up to {@code timeout} for one: {@code ibv_get_async_event}}
+     *
+     * @param timeout how long to wait
+     */
     Optional<AsyncEvent> getAsyncEvent(Duration timeout);
 
     /** {@code ibv_close_device}; EBUSY while PDs, CQs or completion channels are still open. */

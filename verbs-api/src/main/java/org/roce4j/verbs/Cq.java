@@ -10,27 +10,34 @@ import java.util.Optional;
  * drives the RNICs forward.
  */
 public interface Cq extends AutoCloseable {
+    /** {@return the context the CQ was created on} */
     Context context();
 
-    /** Entries the CQ holds; at least what was asked at creation. */
+    /** {@return the entries the CQ holds; at least what was asked at creation ({@code cqe})} */
     int capacity();
 
-    /** The completion channel events go to, or null. */
+    /** {@return the completion channel events go to, or null} */
     CompChannel channel();
 
     /**
-     * {@code ibv_poll_cq}: moves up to {@code completions.length} completions into the array, returns
-     * how many. Throws EINVAL (as {@code ibv_poll_cq}'s negative return) after a CQ overrun.
+     * {@return how many completions {@code ibv_poll_cq} moved into the array (up to its length), oldest first}
+     *
+     * @param completions where to put them
+     * @throws VerbsException EINVAL (as {@code ibv_poll_cq}'s negative return) after a CQ overrun
      */
     int poll(WorkCompletion[] completions);
 
-    /** Polls one completion. */
+    /** {@return the oldest completion, if there is one} */
     default Optional<WorkCompletion> poll() {
         WorkCompletion[] one = new WorkCompletion[1];
         return poll(one) == 1 ? Optional.of(one[0]) : Optional.empty();
     }
 
-    /** Polls up to {@code max} completions into a list. */
+    /**
+     * {@return up to {@code max} completions, oldest first}
+     *
+     * @param max the most to take
+     */
     default List<WorkCompletion> poll(int max) {
         WorkCompletion[] some = new WorkCompletion[max];
         int n = poll(some);
@@ -45,6 +52,8 @@ public interface Cq extends AutoCloseable {
      * {@code ibv_req_notify_cq}: arms the CQ so that the next completion (with {@code solicitedOnly},
      * the next solicited receive or any error completion, IBTA 11.4.2.2) delivers one event to the
      * completion channel. EINVAL when the CQ has no channel.
+     *
+     * @param solicitedOnly wake only for solicited receives and errors
      */
     void reqNotify(boolean solicitedOnly);
 

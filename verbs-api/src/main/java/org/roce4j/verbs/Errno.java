@@ -5,20 +5,35 @@ package org.roce4j.verbs;
  * A backend reports an invalid verbs call with the same errno a C program would see.
  */
 public enum Errno {
+    /** {@code EPERM} (1): operation not permitted. */
     EPERM(1, "Operation not permitted"),
+    /** {@code ENOENT} (2): no such file or directory. */
     ENOENT(2, "No such file or directory"),
+    /** {@code EIO} (5): input/output error. */
     EIO(5, "Input/output error"),
+    /** {@code EAGAIN} (11): resource temporarily unavailable. */
     EAGAIN(11, "Resource temporarily unavailable"),
+    /** {@code ENOMEM} (12): cannot allocate memory. */
     ENOMEM(12, "Cannot allocate memory"),
+    /** {@code EACCES} (13): permission denied. */
     EACCES(13, "Permission denied"),
+    /** {@code EFAULT} (14): bad address. */
     EFAULT(14, "Bad address"),
+    /** {@code EBUSY} (16): device or resource busy. */
     EBUSY(16, "Device or resource busy"),
+    /** {@code EEXIST} (17): file exists. */
     EEXIST(17, "File exists"),
+    /** {@code ENODEV} (19): no such device. */
     ENODEV(19, "No such device"),
+    /** {@code EINVAL} (22): invalid argument. */
     EINVAL(22, "Invalid argument"),
+    /** {@code ENOSPC} (28): no space left on device. */
     ENOSPC(28, "No space left on device"),
+    /** {@code ENOSYS} (38): function not implemented. */
     ENOSYS(38, "Function not implemented"),
+    /** {@code EOPNOTSUPP} (95): operation not supported. */
     EOPNOTSUPP(95, "Operation not supported"),
+    /** {@code ETIMEDOUT} (110): connection timed out. */
     ETIMEDOUT(110, "Connection timed out");
 
     private final int number;
@@ -29,17 +44,21 @@ public enum Errno {
         this.text = text;
     }
 
-    /** The numeric value, as in {@code <errno.h>} on Linux. */
+    /** {@return the numeric value, as in {@code <errno.h>} on Linux} */
     public int number() {
         return number;
     }
 
-    /** What {@code strerror(3)} says for this errno. */
+    /** {@return what {@code strerror(3)} says for this errno} */
     public String text() {
         return text;
     }
 
-    /** The constant for a numeric errno, or {@code EIO} when the number is not one listed here. */
+    /**
+     * {@return the constant for a numeric errno, or {@code EIO} when the number is not one listed here}
+     *
+     * @param number a Linux errno
+     */
     public static Errno of(int number) {
         for (Errno errno : values()) {
             if (errno.number == number) {

@@ -16,6 +16,12 @@ import java.util.HexFormat;
 public record Gid(long subnetPrefix, long interfaceId) {
     public static final Gid ZERO = new Gid(0, 0);
 
+    /**
+     * {@return the GID of 16 raw bytes, in network order}
+     *
+     * @param raw the bytes
+     * @throws IllegalArgumentException unless there are 16
+     */
     public static Gid of(byte[] raw) {
         if (raw.length != 16) {
             throw new IllegalArgumentException("a GID has 16 bytes, not " + raw.length);
@@ -23,7 +29,11 @@ public record Gid(long subnetPrefix, long interfaceId) {
         return new Gid(readLong(raw, 0), readLong(raw, 8));
     }
 
-    /** The GID of an address: IPv6 as is, IPv4 mapped into {@code ::ffff:0:0/96}. */
+    /**
+     * {@return the GID of an address: IPv6 as is, IPv4 mapped into {@code ::ffff:0:0/96}}
+     *
+     * @param address the address
+     */
     public static Gid of(InetAddress address) {
         if (address instanceof Inet4Address) {
             byte[] v4 = address.getAddress();
@@ -34,7 +44,12 @@ public record Gid(long subnetPrefix, long interfaceId) {
         return of(address.getAddress());
     }
 
-    /** Parses an IPv6 literal such as {@code fe80::1} or {@code ::ffff:10.0.0.1}, as {@code ibv_devinfo -v} prints GIDs. */
+    /**
+     * {@return the GID of an IPv6 literal such as {@code fe80::1} or {@code ::ffff:10.0.0.1}, as {@code ibv_devinfo -v} prints GIDs}
+     *
+     * @param text the literal
+     * @throws IllegalArgumentException if it is not an IPv6 literal
+     */
     public static Gid parse(String text) {
         if (!text.contains(":")) {
             throw new IllegalArgumentException("not a GID: " + text);
@@ -47,6 +62,7 @@ public record Gid(long subnetPrefix, long interfaceId) {
         }
     }
 
+    /** {@return the 16 bytes, in network order} */
     public byte[] raw() {
         byte[] raw = new byte[16];
         for (int i = 0; i < 8; i++) {
@@ -56,12 +72,12 @@ public record Gid(long subnetPrefix, long interfaceId) {
         return raw;
     }
 
-    /** True for {@code ::ffff:a.b.c.d}, the GID type RoCEv2 uses over IPv4. */
+    /** {@return true for {@code ::ffff:a.b.c.d}, the GID type RoCEv2 uses over IPv4} */
     public boolean isIpv4Mapped() {
         return subnetPrefix == 0 && (interfaceId >>> 32) == 0xFFFFL;
     }
 
-    /** The IP address this GID stands for: an IPv4 address when mapped, an IPv6 address otherwise. */
+    /** {@return the IP address this GID stands for: an IPv4 address when mapped, an IPv6 address otherwise} */
     public InetAddress toInetAddress() {
         try {
             if (isIpv4Mapped()) {

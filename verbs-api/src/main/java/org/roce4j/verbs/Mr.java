@@ -5,22 +5,25 @@ import java.util.Set;
 
 /** A registered memory region: {@code struct ibv_mr}. Closing it is {@code ibv_dereg_mr}. */
 public interface Mr extends AutoCloseable {
+    /** {@return the protection domain the region belongs to} */
     Pd pd();
 
-    /** The key local work requests name this region with in their SGEs. */
+    /** {@return the key local work requests name this region with in their SGEs ({@code lkey})} */
     int lkey();
 
-    /** The key remote peers name this region with (RETH, AtomicETH). */
+    /** {@return the key remote peers name this region with in RETH and AtomicETH ({@code rkey})} */
     int rkey();
 
-    /** The virtual address of the first byte, as remote peers address it. */
+    /** {@return the virtual address of the first byte, as SGEs and remote peers address it ({@code addr})} */
     long address();
 
+    /** {@return the region's length in bytes ({@code length})} */
     long length();
 
-    /** The registered memory. */
+    /** {@return the registered memory} */
     MemorySegment segment();
 
+    /** {@return the rights the region was registered with} */
     Set<AccessFlag> access();
 
     /** {@code ibv_dereg_mr}; EBUSY while memory windows are bound to it. */

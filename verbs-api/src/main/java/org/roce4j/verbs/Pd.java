@@ -9,31 +9,53 @@ import java.util.Set;
  * region (IBTA 10.2.3). Closing it while any of those is alive fails with EBUSY.
  */
 public interface Pd extends AutoCloseable {
+    /** {@return the context this PD was allocated on} */
     Context context();
 
     /**
-     * {@code ibv_reg_mr}: registers native memory. EINVAL when REMOTE_WRITE or REMOTE_ATOMIC is asked
-     * without LOCAL_WRITE (IBTA 10.6.3.1, o10-26), when the segment is not native, or when it is empty.
+     * {@return a registered memory region over {@code memory}: {@code ibv_reg_mr}}. EINVAL when
+     * REMOTE_WRITE or REMOTE_ATOMIC is asked without LOCAL_WRITE (IBTA 10.6.3.1, o10-26), when the
+     * segment is not native, or when it is empty.
+     *
+     * @param memory native memory; peers address it by its own address
+     * @param access the rights: LOCAL_WRITE, REMOTE_WRITE, REMOTE_READ, REMOTE_ATOMIC, MW_BIND
      */
     default Mr regMr(MemorySegment memory, Set<AccessFlag> access) {
         return regMr(memory, memory.address(), access);
     }
 
     /**
-     * {@code ibv_reg_mr_iova}: registers native memory that local SGEs and remote peers address
-     * starting at {@code iova} instead of the memory's own address (what {@link Mr#address()} then
-     * returns). Same errors as {@link #regMr(MemorySegment, Set)}, and EINVAL when iova + length
-     * wraps past 2^64.
+     * {@return a registered memory region over {@code memory} that local SGEs and remote peers
+     * address starting at {@code iova} instead of the memory's own address (what {@link Mr#address()}
+     * then returns): {@code ibv_reg_mr_iova}}. Same errors as {@link #regMr(MemorySegment, Set)}, and
+     * EINVAL when iova + length wraps past 2^64.
+     *
+     * @param memory native memory
+     * @param iova   the I/O virtual address of its first byte
+     * @param access the rights
      */
     Mr regMr(MemorySegment memory, long iova, Set<AccessFlag> access);
 
-    /** {@code ibv_create_qp}; EINVAL for caps beyond the device's limits or a missing CQ. */
+    /**
+     * {@return a new queue pair, in RESET: {@code ibv_create_qp}}; EINVAL for caps beyond the
+     * device's limits or a missing CQ.
+     *
+     * @param initAttr its type, CQs, SRQ and queue sizes
+     */
     Qp createQp(QpInitAttr initAttr);
 
-    /** {@code ibv_create_srq}. */
+    /**
+     * {@return a new shared receive queue: {@code ibv_create_srq}}
+     *
+     * @param initAttr its size and limit
+     */
     Srq createSrq(SrqInitAttr initAttr);
 
-    /** {@code ibv_create_ah}, for UD sends. */
+    /**
+     * {@return a new address handle, the destination of UD sends: {@code ibv_create_ah}}
+     *
+     * @param attr the address vector
+     */
     Ah createAh(AhAttr attr);
 
     /** {@code ibv_dealloc_pd}. */

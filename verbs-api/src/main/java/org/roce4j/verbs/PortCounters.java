@@ -18,13 +18,15 @@ import java.util.Set;
  */
 public record PortCounters(int portNum, Map<String, Long> values) {
 
+    /** Copies the counters, keeping their order (unmodifiable). */
     public PortCounters {
         values = Collections.unmodifiableMap(new LinkedHashMap<>(Objects.requireNonNull(values, "values")));
     }
 
     /**
-     * One counter.
+     * {@return one counter's value}
      *
+     * @param name the counter's name, e.g. {@code sent_pkts}
      * @throws IllegalArgumentException (EINVAL, as reading a missing hw_counters file) for a name the port does not have
      */
     public long get(String name) {
@@ -36,7 +38,7 @@ public record PortCounters(int portNum, Map<String, Long> values) {
         return value;
     }
 
-    /** The counters' names, in order. */
+    /** {@return the counters' names, in order} */
     public Set<String> names() {
         return values.keySet();
     }

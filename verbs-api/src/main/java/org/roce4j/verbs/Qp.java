@@ -10,46 +10,75 @@ import java.util.Set;
  * {@link BadWorkRequestException} and the ones after it are not posted.
  */
 public interface Qp extends AutoCloseable {
-    /** The 24-bit QP number. */
+    /** {@return the 24-bit QP number ({@code qp_num})} */
     int qpNum();
 
+    /** {@return the transport service: RC, UC or UD ({@code qp_type})} */
     QpType type();
 
+    /** {@return the protection domain the QP belongs to} */
     Pd pd();
 
-    /** The attributes the QP was created with, with the capacities actually granted. */
+    /** {@return the attributes the QP was created with, with the capacities actually granted} */
     QpInitAttr initAttr();
 
-    /** The current state (a query of {@link QpAttrMask#STATE}). */
+    /** {@return the current state (a query of {@link QpAttrMask#STATE})} */
     QpState state();
 
     /**
      * {@code ibv_modify_qp}: applies the attributes in {@code mask}. EINVAL when the transition or the
      * mask is not legal for this QP type ({@link QpTransitions}) or an attribute is out of range.
+     *
+     * @param attr the attributes
+     * @param mask which of them to apply
      */
     void modify(QpAttr attr, Set<QpAttrMask> mask);
 
-    /** Modifies with the attributes that were set on {@code attr}. */
+    /**
+     * Modifies with the attributes that were set on {@code attr} ({@link QpAttr#mask()}).
+     *
+     * @param attr the attributes
+     */
     default void modify(QpAttr attr) {
         modify(attr, attr.mask());
     }
 
-    /** {@code ibv_query_qp}: all attributes (the mask only says which the caller needs). */
+    /**
+     * {@return all attributes: {@code ibv_query_qp}}
+     *
+     * @param mask which attributes the caller needs (all are returned)
+     */
     QpAttr query(Set<QpAttrMask> mask);
 
     /**
      * {@code ibv_post_send} of one work request. EINVAL when the QP is in RESET, INIT or RTR, the
      * opcode is not allowed on this QP type, there are too many SGEs or too much inline data; ENOMEM
      * when the send queue is full.
+     *
+     * @param wr the request; copied, so it may be reused at once
      */
     void postSend(SendWr wr);
 
-    /** {@code ibv_post_send} of a chain, in order; stops at the first bad one. */
+    /**
+     * {@code ibv_post_send} of a chain, in order; stops at the first bad one
+     * ({@link BadWorkRequestException} says which).
+     *
+     * @param wrs the requests
+     */
     void postSend(List<SendWr> wrs);
 
-    /** {@code ibv_post_recv}. EINVAL in RESET, with an SRQ, or with too many SGEs; ENOMEM when full. */
+    /**
+     * {@code ibv_post_recv}. EINVAL in RESET, with an SRQ, or with too many SGEs; ENOMEM when full.
+     *
+     * @param wr the receive; copied, so it may be reused at once
+     */
     void postRecv(RecvWr wr);
 
+    /**
+     * {@code ibv_post_recv} of a chain, in order; stops at the first bad one.
+     *
+     * @param wrs the receives
+     */
     void postRecv(List<RecvWr> wrs);
 
     /** {@code ibv_destroy_qp}. Outstanding work is discarded without completions, as libibverbs does. */

@@ -3,15 +3,27 @@ package org.roce4j.verbs;
 /**
  * Queue sizes of a queue pair: {@code struct ibv_qp_cap}. On creation these are requests; the
  * backend may round them up and reports what it granted in {@link Qp#initAttr()}.
+ *
+ * @param maxSendWr     outstanding send work requests ({@code max_send_wr})
+ * @param maxRecvWr     outstanding receive work requests ({@code max_recv_wr})
+ * @param maxSendSge    SGEs per send work request ({@code max_send_sge})
+ * @param maxRecvSge    SGEs per receive work request ({@code max_recv_sge})
+ * @param maxInlineData bytes a send may carry inline ({@code max_inline_data})
  */
 public record QpCap(int maxSendWr, int maxRecvWr, int maxSendSge, int maxRecvSge, int maxInlineData) {
+    /** Checks that no capacity is negative (IllegalArgumentException). */
     public QpCap {
         if (maxSendWr < 0 || maxRecvWr < 0 || maxSendSge < 0 || maxRecvSge < 0 || maxInlineData < 0) {
             throw new IllegalArgumentException("negative queue capacity");
         }
     }
 
-    /** Queues of the given depth with one SGE each and no inline data. */
+    /**
+     * {@return queues of the given depth with one SGE each and no inline data}
+     *
+     * @param maxSendWr outstanding send work requests
+     * @param maxRecvWr outstanding receive work requests
+     */
     public static QpCap of(int maxSendWr, int maxRecvWr) {
         return new QpCap(maxSendWr, maxRecvWr, 1, 1, 0);
     }

@@ -44,8 +44,14 @@ import static org.roce4j.verbs.QpType.UD;
  * all read it; nobody keeps a second copy.
  */
 public final class QpTransitions {
-    /** Attributes of one transition for one QP type. */
+    /**
+     * Attributes of one transition for one QP type.
+     *
+     * @param required the attributes the modify must give
+     * @param optional the attributes it may give
+     */
     public record Attributes(Set<QpAttrMask> required, Set<QpAttrMask> optional) {
+        /** Copies both sets, unmodifiable. */
         public Attributes {
             required = Set.copyOf(required);
             optional = Set.copyOf(optional);
@@ -100,8 +106,12 @@ public final class QpTransitions {
     }
 
     /**
-     * The attributes of the transition {@code from → to} for a QP type, or null when that transition
-     * does not exist for that type.
+     * {@return the attributes of the transition {@code from → to} for a QP type, or null when that
+     * transition does not exist for that type}
+     *
+     * @param type the QP type
+     * @param from the current state
+     * @param to   the target state
      */
     public static Attributes attributes(QpType type, QpState from, QpState to) {
         Map<QpState, Map<QpType, Attributes>> row = TABLE.get(from);
@@ -110,9 +120,14 @@ public final class QpTransitions {
     }
 
     /**
-     * Whether a modify with this mask is legal from {@code current}, as {@code ib_modify_qp_is_ok}:
-     * the target state is {@code attr.qpState()} when the mask has STATE, else the current state;
-     * every required attribute must be in the mask and nothing outside required ∪ optional ∪ STATE.
+     * {@return whether a modify with this mask is legal from {@code current}, as {@code ib_modify_qp_is_ok}}:
+     * the target state is {@code target} when the mask has STATE, else the current state; every
+     * required attribute must be in the mask and nothing outside required ∪ optional ∪ STATE.
+     *
+     * @param type    the QP type
+     * @param current the QP's state
+     * @param target  the state asked for ({@code attr.qpState()})
+     * @param mask    the attributes given
      */
     public static boolean isLegal(QpType type, QpState current, QpState target, Set<QpAttrMask> mask) {
         // IBTA 11.2.5.3 (and the kernel): CUR_STATE may only be given from RTR, RTS, SQD or SQE.
@@ -138,6 +153,12 @@ public final class QpTransitions {
     /**
      * Checks a modify, throwing what libibverbs returns for an illegal one: EINVAL, with the missing or
      * unexpected attributes named.
+     *
+     * @param type    the QP type
+     * @param current the QP's state
+     * @param target  the state asked for
+     * @param mask    the attributes given
+     * @throws VerbsException EINVAL when the modify is not legal
      */
     public static void check(QpType type, QpState current, QpState target, Set<QpAttrMask> mask) {
         if (isLegal(type, current, target, mask)) {

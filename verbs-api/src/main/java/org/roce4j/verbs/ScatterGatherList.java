@@ -12,7 +12,17 @@ public final class ScatterGatherList {
     private int[] lkeys = new int[2];
     private int count;
 
-    /** Appends an SGE: {@code length} bytes at virtual address {@code address} of the region with {@code lkey}. */
+    /** An empty list. */
+    public ScatterGatherList() {
+    }
+
+    /**
+     * {@return this list, with an SGE appended: {@code length} bytes at virtual address {@code address} of the region with {@code lkey}}
+     *
+     * @param address the buffer's virtual address
+     * @param length  its length (unsigned 32 bits)
+     * @param lkey    the local key of the region it is in
+     */
     public ScatterGatherList add(long address, int length, int lkey) {
         if (count == addresses.length) {
             int capacity = count * 2;
@@ -27,33 +37,58 @@ public final class ScatterGatherList {
         return this;
     }
 
-    /** Appends an SGE covering {@code length} bytes at {@code offset} into a registered region. */
+    /**
+     * {@return this list, with an SGE appended that covers {@code length} bytes at {@code offset} into a registered region}
+     *
+     * @param mr     the region
+     * @param offset where in it
+     * @param length how many bytes
+     */
     public ScatterGatherList add(Mr mr, long offset, int length) {
         return add(mr.address() + offset, length, mr.lkey());
     }
 
+    /** Removes every SGE; the arrays keep their capacity. */
     public void clear() {
         count = 0;
     }
 
+    /** {@return the number of SGEs ({@code num_sge})} */
     public int count() {
         return count;
     }
 
+    /**
+     * {@return the virtual address of SGE {@code index}}
+     *
+     * @param index from 0
+     * @throws IndexOutOfBoundsException if there is no such SGE
+     */
     public long address(int index) {
         return addresses[checked(index)];
     }
 
-    /** The SGE's length as the unsigned 32-bit value libibverbs carries. */
+    /**
+     * {@return the SGE's length as the unsigned 32-bit value libibverbs carries}
+     *
+     * @param index from 0
+     * @throws IndexOutOfBoundsException if there is no such SGE
+     */
     public int length(int index) {
         return lengths[checked(index)];
     }
 
+    /**
+     * {@return the lkey of SGE {@code index}}
+     *
+     * @param index from 0
+     * @throws IndexOutOfBoundsException if there is no such SGE
+     */
     public int lkey(int index) {
         return lkeys[checked(index)];
     }
 
-    /** Sum of the SGE lengths; may exceed 2^31 - 1, so it is a long. */
+    /** {@return the sum of the SGE lengths; it may exceed 2^31 - 1, so it is a long} */
     public long totalLength() {
         long total = 0;
         for (int i = 0; i < count; i++) {

@@ -10,6 +10,7 @@ public enum SendFlag {
     SOLICITED(1 << 2),
     /** Copy the data at post time; the SGEs' lkeys are not checked. */
     INLINE(1 << 3),
+    /** {@code IBV_SEND_IP_CSUM}: offload the IP checksum (raw packet QPs; ignored on RoCE). */
     IP_CSUM(1 << 4);
 
     private final int bit;
@@ -18,10 +19,16 @@ public enum SendFlag {
         this.bit = bit;
     }
 
+    /** {@return the {@code IBV_SEND_*} bit} */
     public int bit() {
         return bit;
     }
 
+    /**
+     * {@return whether this flag is set in {@code flags}}
+     *
+     * @param flags {@code send_flags} bits
+     */
     public boolean isSetIn(int flags) {
         return (flags & bit) != 0;
     }

@@ -9,17 +9,32 @@ import java.util.Set;
  * (IBTA 10.2.9.2).
  */
 public interface Srq extends AutoCloseable {
+    /** {@return the protection domain the SRQ belongs to} */
     Pd pd();
 
-    /** {@code ibv_post_srq_recv}; ENOMEM when full, EINVAL for too many SGEs. */
+    /**
+     * {@code ibv_post_srq_recv}; ENOMEM when full, EINVAL for too many SGEs.
+     *
+     * @param wr the receive; copied, so it may be reused at once
+     */
     void postRecv(RecvWr wr);
 
+    /**
+     * {@code ibv_post_srq_recv} of a chain, in order; stops at the first bad one.
+     *
+     * @param wrs the receives
+     */
     void postRecv(List<RecvWr> wrs);
 
-    /** {@code ibv_modify_srq}; arming a limit above max_wr is EINVAL. */
+    /**
+     * {@code ibv_modify_srq}; arming a limit above max_wr is EINVAL.
+     *
+     * @param attr the values
+     * @param mask which of them to apply
+     */
     void modify(SrqAttr attr, Set<SrqAttrMask> mask);
 
-    /** {@code ibv_query_srq}. */
+    /** {@return the SRQ's size and limit: {@code ibv_query_srq}} */
     SrqAttr query();
 
     /** {@code ibv_destroy_srq}; EBUSY while a QP uses it. */

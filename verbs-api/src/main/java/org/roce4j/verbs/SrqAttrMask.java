@@ -13,6 +13,7 @@ public enum SrqAttrMask {
         this.bit = bit;
     }
 
+    /** {@return the {@code IBV_SRQ_*} bit} */
     public int bit() {
         return bit;
     }

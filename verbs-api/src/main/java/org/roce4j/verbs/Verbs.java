@@ -22,21 +22,26 @@ public final class Verbs {
     private Verbs() {
     }
 
-    /** All providers found by {@link ServiceLoader}, available or not. */
+    /** {@return all providers found by {@link ServiceLoader}, available or not} */
     public static List<VerbsProvider> providers() {
         List<VerbsProvider> providers = new ArrayList<>();
         ServiceLoader.load(VerbsProvider.class).forEach(providers::add);
         return providers;
     }
 
-    /** The provider with this name, if it is on the class path. */
+    /**
+     * {@return the provider with this name, if it is on the class path}
+     *
+     * @param name e.g. {@code emulator} or {@code ibverbs}
+     */
     public static Optional<VerbsProvider> provider(String name) {
         return providers().stream().filter(p -> p.name().equals(name)).findFirst();
     }
 
     /**
-     * The provider named by the system property {@value #PROVIDER_PROPERTY}; without it, the first
-     * available provider. ENODEV when the named one is missing or unavailable, or none is available.
+     * {@return the provider named by the system property {@value #PROVIDER_PROPERTY}; without it, the first available provider}
+     *
+     * @throws VerbsException ENODEV when the named one is missing or unavailable, or none is available
      */
     public static VerbsProvider provider() {
         String wanted = System.getProperty(PROVIDER_PROPERTY);
@@ -55,7 +60,7 @@ public final class Verbs {
                         "no available Verbs provider on the class path (found " + names(providers) + ")"));
     }
 
-    /** Every device of every available provider: {@code ibv_get_device_list} across backends. */
+    /** {@return every device of every available provider: {@code ibv_get_device_list} across backends} */
     public static List<Device> devices() {
         List<Device> devices = new ArrayList<>();
         for (VerbsProvider provider : providers()) {

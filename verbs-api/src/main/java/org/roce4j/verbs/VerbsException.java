@@ -9,13 +9,21 @@ import java.util.Objects;
 public class VerbsException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /** What libibverbs returns for the same call. */
     private final Errno errno;
 
+    /**
+     * An invalid call.
+     *
+     * @param errno   what libibverbs returns for it
+     * @param message what was wrong
+     */
     public VerbsException(Errno errno, String message) {
         super(errno.name() + " (" + errno.text() + "): " + message);
         this.errno = Objects.requireNonNull(errno, "errno");
     }
 
+    /** {@return the errno libibverbs returns for the same call} */
     public Errno errno() {
         return errno;
     }

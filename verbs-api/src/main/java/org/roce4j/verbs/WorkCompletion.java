@@ -40,14 +40,21 @@ public record WorkCompletion(
         int sl,
         int dlidPathBits) {
 
+    /** {@return whether the status is {@link WcStatus#SUCCESS}} */
     public boolean isSuccess() {
         return status == WcStatus.SUCCESS;
     }
 
+    /**
+     * {@return whether a {@code wc_flags} bit is set}
+     *
+     * @param flag the flag
+     */
     public boolean has(WcFlag flag) {
         return flag.isSetIn(wcFlags);
     }
 
+    /** {@return the {@code wc_flags} bits, as a set} */
     public Set<WcFlag> flags() {
         EnumSet<WcFlag> flags = EnumSet.noneOf(WcFlag.class);
         for (WcFlag flag : WcFlag.values()) {

@@ -10,16 +10,25 @@ import java.util.Set;
  * on a QP type that does not allow it fails with EINVAL.
  */
 public enum WrOpcode {
+    /** {@code IBV_WR_RDMA_WRITE}: write local buffers into the peer's memory (RC, UC). */
     RDMA_WRITE(0, EnumSet.of(QpType.RC, QpType.UC)),
+    /** {@code IBV_WR_RDMA_WRITE_WITH_IMM}: an RDMA WRITE that also consumes a receive at the peer and hands it the immediate value (RC, UC). */
     RDMA_WRITE_WITH_IMM(1, EnumSet.of(QpType.RC, QpType.UC)),
+    /** {@code IBV_WR_SEND}: send local buffers into the peer's next posted receive (RC, UC, UD). */
     SEND(2, EnumSet.of(QpType.RC, QpType.UC, QpType.UD)),
+    /** {@code IBV_WR_SEND_WITH_IMM}: a SEND whose receive completion carries the immediate value (RC, UC, UD). */
     SEND_WITH_IMM(3, EnumSet.of(QpType.RC, QpType.UC, QpType.UD)),
+    /** {@code IBV_WR_RDMA_READ}: read the peer's memory into local buffers (RC). */
     RDMA_READ(4, EnumSet.of(QpType.RC)),
+    /** {@code IBV_WR_ATOMIC_CMP_AND_SWP}: 8-byte compare and swap on the peer's memory (RC). */
     ATOMIC_CMP_AND_SWP(5, EnumSet.of(QpType.RC)),
+    /** {@code IBV_WR_ATOMIC_FETCH_AND_ADD}: 8-byte fetch and add on the peer's memory (RC). */
     ATOMIC_FETCH_AND_ADD(6, EnumSet.of(QpType.RC)),
     // IBTA defines SEND with Invalidate only for RC and XRC: there is no UC or UD opcode for it.
+    /** {@code IBV_WR_SEND_WITH_INV}: a SEND that invalidates an rkey at the responder (RC). */
     SEND_WITH_INV(9, EnumSet.of(QpType.RC)),
     // rxe: a local operation of RC queue pairs only.
+    /** {@code IBV_WR_LOCAL_INV}: invalidate a local key; no packet is sent (RC). */
     LOCAL_INV(7, EnumSet.of(QpType.RC));
 
     private final int value;
@@ -30,43 +39,53 @@ public enum WrOpcode {
         this.allowedOn = allowedOn;
     }
 
-    /** The {@code IBV_WR_*} value. */
+    /** {@return the {@code IBV_WR_*} value} */
     public int value() {
         return value;
     }
 
+    /**
+     * {@return whether a QP of {@code type} may post this operation (IBTA table 38)}
+     *
+     * @param type the QP type
+     */
     public boolean isAllowedOn(QpType type) {
         return allowedOn.contains(type);
     }
 
-    /** SEND, SEND_WITH_IMM and SEND_WITH_INV: the operations that consume a receive WQE at the responder. */
+    /**
+     * {@return true for SEND, SEND_WITH_IMM and SEND_WITH_INV: the operations that consume a receive WQE at the responder}
+     */
     public boolean isSend() {
         return this == SEND || this == SEND_WITH_IMM || this == SEND_WITH_INV;
     }
 
+    /** {@return true for RDMA_WRITE and RDMA_WRITE_WITH_IMM} */
     public boolean isRdmaWrite() {
         return this == RDMA_WRITE || this == RDMA_WRITE_WITH_IMM;
     }
 
+    /** {@return true for the two atomic operations} */
     public boolean isAtomic() {
         return this == ATOMIC_CMP_AND_SWP || this == ATOMIC_FETCH_AND_ADD;
     }
 
+    /** {@return true for the operations that carry immediate data} */
     public boolean hasImmediate() {
         return this == SEND_WITH_IMM || this == RDMA_WRITE_WITH_IMM;
     }
 
-    /** Operations that name remote memory with an rkey and an address. */
+    /** {@return true for the operations that name remote memory with an rkey and an address} */
     public boolean targetsRemoteMemory() {
         return isRdmaWrite() || this == RDMA_READ || isAtomic();
     }
 
-    /** Completed locally, no packet sent. */
+    /** {@return true for operations completed locally, with no packet sent} */
     public boolean isLocal() {
         return this == LOCAL_INV;
     }
 
-    /** The opcode its send completion reports. */
+    /** {@return the opcode its send completion reports} */
     public WcOpcode completionOpcode() {
         return switch (this) {
             case RDMA_WRITE, RDMA_WRITE_WITH_IMM -> WcOpcode.RDMA_WRITE;

@@ -10,14 +10,14 @@ import org.roce4j.verbs.Device;
  * {@code META-INF/services/org.roce4j.verbs.spi.VerbsProvider}.
  */
 public interface VerbsProvider {
-    /** A short, unique name: what {@code -Droce4j.provider=} selects. */
+    /** {@return a short, unique name: what {@code -Droce4j.provider=} selects} */
     String name();
 
-    /** Whether the backend can work on this machine (a native library present, …). */
+    /** {@return whether the backend can work on this machine (a native library present, …)} */
     default boolean isAvailable() {
         return true;
     }
 
-    /** Its devices, as {@code ibv_get_device_list} would list them. */
+    /** {@return its devices, as {@code ibv_get_device_list} would list them} */
     List<Device> devices();
 }
