@@ -105,10 +105,15 @@ final class UdpSide implements AutoCloseable {
     }
 
     static Qp[] pair(UdpSide a, UdpSide b, QpType type, Mtu mtu) {
+        return pair(a, b, type, mtu, rts -> { });
+    }
+
+    /** As {@link #pair(UdpSide, UdpSide, QpType, Mtu)}, with changes to both sides' RTS attributes. */
+    static Qp[] pair(UdpSide a, UdpSide b, QpType type, Mtu mtu, Consumer<QpAttr> rts) {
         Qp qa = a.createQp(type, 256);
         Qp qb = b.createQp(type, 256);
-        UdpSide.connect(qa, qb.qpNum(), b.gid(), 100, 200, mtu, rts -> { });
-        UdpSide.connect(qb, qa.qpNum(), a.gid(), 200, 100, mtu, rts -> { });
+        UdpSide.connect(qa, qb.qpNum(), b.gid(), 100, 200, mtu, rts);
+        UdpSide.connect(qb, qa.qpNum(), a.gid(), 200, 100, mtu, rts);
         return new Qp[] {qa, qb};
     }
 
