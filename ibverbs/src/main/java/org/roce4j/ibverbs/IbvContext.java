@@ -142,8 +142,11 @@ final class IbvContext extends Resource implements Context {
             long size = verbsContext.get(JAVA_LONG, Layouts.offset(Layouts.VERBS_CONTEXT, "sz"));
             MemorySegment fn = verbsContext.get(ADDRESS, Layouts.offset(Layouts.VERBS_CONTEXT, "query_port"));
             if (size >= Layouts.VERBS_CONTEXT.byteSize() && !fn.equals(MemorySegment.NULL)) {
-                LibIbverbs.status("ibv_query_port", lib.queryPortOp, fn, context, (byte) portNum, attr,
+                int errno = LibIbverbs.statusOf(fn, lib.queryPortOp, context, (byte) portNum, attr,
                         Layouts.IBV_PORT_ATTR.byteSize());
+                if (errno != 0) {
+                    throw new VerbsException(Errno.of(errno), "ibv_query_port failed (errno " + errno + ")");
+                }
                 return;
             }
         }

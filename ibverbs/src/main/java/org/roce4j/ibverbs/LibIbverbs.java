@@ -153,9 +153,18 @@ final class LibIbverbs {
 
     /** The errno of a status-returning call, 0 on success. */
     static int statusOf(MethodHandle handle, Object... args) {
+        return statusOf(null, handle, args);
+    }
+
+    /**
+     * The same through a function pointer: a downcall handle without a fixed address takes the target
+     * first, then the errno capture segment, then the arguments.
+     */
+    static int statusOf(MemorySegment function, MethodHandle handle, Object... args) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = arena.allocate(CALL_STATE);
-            int ret = (int) handle.invokeWithArguments(prepend(state, args));
+            Object[] withState = prepend(state, args);
+            int ret = (int) handle.invokeWithArguments(function == null ? withState : prependTarget(function, withState));
             if (ret == 0) {
                 return 0;
             }
@@ -201,6 +210,10 @@ final class LibIbverbs {
         } catch (Throwable t) {
             throw new IllegalStateException("poll(2) failed", t);
         }
+    }
+
+    private static Object[] prependTarget(MemorySegment function, Object[] args) {
+        return prepend(function, args);
     }
 
     private static Object[] prepend(MemorySegment state, Object[] args) {
