@@ -98,6 +98,12 @@ class RxeSmokeTest {
         arena.close();
     }
 
+    Mr mrA() { return mrA; }
+    Mr mrB() { return mrB; }
+    Cq cq() { return cq; }
+    Qp a() { return a; }
+    Qp b() { return b; }
+
     @Test
     void theDeviceAndItsPortLookLikeSoftRoce() {
         assertThat(context.queryDevice().physPortCnt()).isEqualTo(1);
