@@ -57,7 +57,9 @@ class HotPathAllocationTest {
             while (got < 5) {   // 3 WRITEs, the SEND and its receive
                 int n = pair.cq().poll(wcs);
                 for (int i = 0; i < n; i++) {
-                    assertThat(wcs[i].status()).isEqualTo(WcStatus.SUCCESS);
+                    if (wcs[i].status() != WcStatus.SUCCESS) {   // not AssertJ: that would allocate
+                        throw new AssertionError("completion failed: " + wcs[i]);
+                    }
                 }
                 got += n;
             }
@@ -70,8 +72,11 @@ class HotPathAllocationTest {
         }
         System.out.printf("posts: %d bytes in 2000 rounds; polls: %d bytes for %d completions%n",
                 postBytes, pollBytes, completions);
-        assertThat(postBytes).as("bytes allocated by 2000 rounds of post_recv + post_send + a chain of 3").isZero();
-        assertThat(pollBytes / completions).as("bytes allocated per completion polled (one record)").isLessThanOrEqualTo(80);
+        // An object is at least 16 bytes: under 1 byte per round means no round allocated anything but
+        // a one-off (the JIT's first compiled call can leave a few bytes; seen: 48 B in 2000 rounds).
+        assertThat(postBytes).as("bytes allocated by 2000 rounds of post_recv + post_send + a chain of 3")
+                .isLessThan(2000);
+        assertThat(pollBytes / completions).as("bytes allocated per completion polled (one record)").isLessThanOrEqualTo(72);
     }
 
 }

@@ -42,13 +42,14 @@ class NativeMemoryLeakTest {
         try (Context context = RxeSmokeTest.device().open(); Pd pd = context.allocPd(); Cq cq = context.createCq(16);
              Arena arena = Arena.ofShared()) {
             MemorySegment memory = arena.allocate(4096, 4096);
-            cycle(pd, cq, memory, 500);   // warm-up: the JIT, malloc's arenas, libibverbs' caches
+            cycle(pd, cq, memory, 200);   // warm-up: the JIT, malloc's arenas, libibverbs' caches
             long mallocBefore = mallocInUse();
             long mappingsBefore = uverbsMappings();
+            long start = System.nanoTime();
             cycle(pd, cq, memory, ROUNDS);
             long grown = mallocInUse() - mallocBefore;
-            System.out.printf("%d QPs and MRs: malloc'ed bytes grew by %d, uverbs mappings %d -> %d%n",
-                    ROUNDS, grown, mappingsBefore, uverbsMappings());
+            System.out.printf("%d QPs and MRs in %.1f s: malloc'ed bytes grew by %d, uverbs mappings %d -> %d%n",
+                    ROUNDS, (System.nanoTime() - start) / 1e9, grown, mappingsBefore, uverbsMappings());
             assertThat(uverbsMappings()).as("mappings of /dev/infiniband/uverbs*").isEqualTo(mappingsBefore);
             assertThat(grown).as("bytes malloc has handed out, after %d QPs and %d MRs", ROUNDS, ROUNDS)
                     .isLessThan(ALLOWANCE);
@@ -67,7 +68,10 @@ class NativeMemoryLeakTest {
     /** glibc's {@code mallinfo2().uordblks}: bytes in use by malloc (main arena and the others). */
     private static long mallocInUse() {
         Linker linker = Linker.nativeLinker();
-        MemoryLayout mallinfo2 = MemoryLayout.sequenceLayout(10, JAVA_LONG);   // ten size_t fields
+        MemoryLayout mallinfo2 = MemoryLayout.structLayout(JAVA_LONG.withName("arena"), JAVA_LONG.withName("ordblks"),
+                JAVA_LONG.withName("smblks"), JAVA_LONG.withName("hblks"), JAVA_LONG.withName("hblkhd"),
+                JAVA_LONG.withName("usmblks"), JAVA_LONG.withName("fsmblks"), JAVA_LONG.withName("uordblks"),
+                JAVA_LONG.withName("fordblks"), JAVA_LONG.withName("keepcost"));   // ten size_t fields
         MethodHandle call = linker.downcallHandle(linker.defaultLookup().findOrThrow("mallinfo2"),
                 FunctionDescriptor.of(mallinfo2));
         try (Arena arena = Arena.ofConfined()) {
