@@ -139,8 +139,7 @@ final class IbvPd extends Resource implements Pd {
             a.set(JAVA_INT, Layouts.offset(l, "attr.srq_limit"), initAttr.srqLimit());
             MemorySegment srq = LibIbverbs.pointer("ibv_create_srq", context.lib.createSrq, pd, a);
             addChild();
-            IbvSrq created = new IbvSrq(this, srq.reinterpret(Layouts.IBV_SRQ.byteSize()),
-                    a.get(JAVA_INT, Layouts.offset(l, "attr.max_wr")), a.get(JAVA_INT, Layouts.offset(l, "attr.max_sge")));
+            IbvSrq created = new IbvSrq(this, srq.reinterpret(Layouts.IBV_SRQ.byteSize()));
             context.srqs.put(created.srq.address(), created);
             return created;
         }

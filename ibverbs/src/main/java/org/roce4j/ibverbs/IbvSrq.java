@@ -20,7 +20,7 @@ final class IbvSrq extends Resource implements Srq {
     private final Arena arena = Arena.ofShared();
     private final RecvWrChain chain;
 
-    IbvSrq(IbvPd pd, MemorySegment srq, int maxWr, int maxSge) {
+    IbvSrq(IbvPd pd, MemorySegment srq) {
         this.pd = pd;
         this.srq = srq;
         this.chain = new RecvWrChain(arena);
