@@ -86,23 +86,28 @@ final class SendWrChain {
     }
 
     private void post(MemorySegment fn, MemorySegment qp, SendWr[] list, int requested) {
-        // The provider dereferences a UD send's AH: never hand it one it cannot use. The WRs before a
-        // bad one are posted, as bad_wr semantics say.
-        int count = requested;
-        if (type == QpType.UD) {
-            for (int i = 0; i < requested; i++) {
-                if (!(list[i].ah() instanceof IbvAh ah) || ah.isClosed()) {
-                    count = i;
-                    break;
-                }
+        // Checked here, before the provider sees them (the WRs before a bad one are posted, as bad_wr
+        // semantics say): an opcode the QP type does not allow (IBTA table 38, WrOpcode's one table; the
+        // kernel's rxe validate_send_wr says EINVAL, but rxe's user-space provider would post it and
+        // fail the QP later), and a UD send without a usable AH (the provider would dereference it).
+        int count = 0;
+        String problem = null;
+        for (; count < requested; count++) {
+            SendWr wr = list[count];
+            if (!wr.opcode().isAllowedOn(type)) {
+                problem = "ibv_post_send: " + wr.opcode() + " is not allowed on a " + type + " QP";
+                break;
+            }
+            if (type == QpType.UD && (!(wr.ah() instanceof IbvAh ah) || ah.isClosed())) {
+                problem = "ibv_post_send: a UD send needs an open address handle of this provider";
+                break;
             }
         }
         if (count > 0) {
             encodeAndPost(fn, qp, list, count);
         }
-        if (count < requested) {
-            throw new BadWorkRequestException(Errno.EINVAL, count, list[count].wrId(),
-                    "ibv_post_send: a UD send needs an open address handle of this provider");
+        if (problem != null) {
+            throw new BadWorkRequestException(Errno.EINVAL, count, list[count].wrId(), problem);
         }
     }
 
