@@ -147,9 +147,9 @@ final class IbvQp extends Resource implements Qp {
             // Ask for every attribute: the API's query returns all of them, the mask only says which are needed.
             int all = QpAttrMask.bits(EnumSet.allOf(QpAttrMask.class));
             LibIbverbs.status("ibv_query_qp", pd.context.lib.queryQp, qp, a, all, init);
-            QpState state = QpState.of(get(a, "qp_state"));
+            QpState state = state(get(a, "qp_state"));
             QpAttr attr = new QpAttr()
-                    .qpState(state).curQpState(QpState.of(get(a, "cur_qp_state")))
+                    .qpState(state).curQpState(state(get(a, "cur_qp_state")))
                     .qkey(get(a, "qkey")).rqPsn(get(a, "rq_psn")).sqPsn(get(a, "sq_psn"))
                     .destQpNum(get(a, "dest_qp_num"))
                     .qpAccessFlags(AccessFlag.of(get(a, "qp_access_flags")))
@@ -170,6 +170,11 @@ final class IbvQp extends Resource implements Qp {
             }
             return attr;
         }
+    }
+
+    /** {@code enum ibv_qp_state}; IBV_QPS_UNKNOWN (7), which the API has no name for, reads as ERR. */
+    private static QpState state(int value) {
+        return value >= 0 && value < QpState.values().length ? QpState.of(value) : QpState.ERR;
     }
 
     @Override
