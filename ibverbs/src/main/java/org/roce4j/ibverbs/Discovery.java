@@ -24,6 +24,7 @@ import org.roce4j.verbs.VerbsException;
  * @param devices    the devices, possibly none
  * @param diagnostic one line for humans: what was found, or why nothing was
  */
+@SuppressWarnings("restricted")   // this is the module that calls native code (FFM)
 record Discovery(LibIbverbs library, List<Device> devices, String diagnostic) {
 
     static Discovery discover(String libraryName) {

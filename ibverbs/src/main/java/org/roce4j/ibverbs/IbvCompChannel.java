@@ -18,6 +18,7 @@ import org.roce4j.verbs.VerbsException;
  * A completion channel: {@code struct ibv_comp_channel *}. {@code ibv_get_cq_event} blocks on the
  * channel's fd, so a wait with a timeout polls the fd first (poll(2)) and reads only when an event is there.
  */
+@SuppressWarnings("restricted")   // this is the module that calls native code (FFM)
 final class IbvCompChannel extends Resource implements CompChannel {
     final IbvContext context;
     final MemorySegment channel;

@@ -28,6 +28,7 @@ import org.roce4j.verbs.PortAttr;
 import org.roce4j.verbs.VerbsException;
 
 /** An open device: {@code struct ibv_context *}, with the data-path function pointers of its ops table. */
+@SuppressWarnings("restricted")   // this is the module that calls native code (FFM)
 final class IbvContext extends Resource implements Context {
     private static final long OPS = Layouts.offset(Layouts.IBV_CONTEXT, "ops");
     private static final long VERBS_CONTEXT_TO_CONTEXT = Layouts.offset(Layouts.VERBS_CONTEXT, "context");

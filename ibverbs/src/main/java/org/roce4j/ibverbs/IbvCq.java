@@ -25,6 +25,7 @@ import org.roce4j.verbs.WorkCompletion;
  * into a native {@code struct ibv_wc} array made once per CQ, so polling allocates nothing but the
  * {@link WorkCompletion} records it returns.
  */
+@SuppressWarnings("restricted")   // this is the module that calls native code (FFM)
 final class IbvCq extends Resource implements Cq {
     /** Entries of the native ibv_wc array one poll_cq call fills. */
     static final int BATCH = 32;

@@ -23,6 +23,7 @@ import org.roce4j.verbs.SrqInitAttr;
 import org.roce4j.verbs.VerbsException;
 
 /** A protection domain: {@code struct ibv_pd *}. */
+@SuppressWarnings("restricted")   // this is the module that calls native code (FFM)
 final class IbvPd extends Resource implements Pd {
     final IbvContext context;
     final MemorySegment pd;

@@ -24,6 +24,7 @@ import org.roce4j.verbs.VerbsException;
  * static-inline data-path verbs are not exported: {@link Ops} calls them through the context's ops
  * table.
  */
+@SuppressWarnings("restricted")   // this is the module that calls native code (FFM)
 final class LibIbverbs {
     /** The library's soname: the ABI the layouts describe. */
     static final String DEFAULT_LIBRARY = "libibverbs.so.1";

@@ -14,6 +14,7 @@ import java.lang.invoke.MethodHandle;
  * its first argument. They return an errno (posts, notify) or a count (poll) and never block, so they
  * are linked as critical calls: no thread-state transition, the cheapest downcall there is.
  */
+@SuppressWarnings("restricted")   // this is the module that calls native code (FFM)
 final class Ops {
     private Ops() {
     }

@@ -34,6 +34,7 @@ import org.roce4j.verbs.QpType;
  * more per QP and MR would grow both.
  */
 @Tag("device")
+@SuppressWarnings("restricted")   // this is the module that calls native code (FFM)
 class NativeMemoryLeakTest {
     private static final int ROUNDS = Integer.getInteger("roce4j.leak.rounds", 10_000);
     private static final long ALLOWANCE = 1L << 20;
