@@ -1,0 +1,194 @@
+package org.roce4j.ibverbs;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Set;
+
+import org.roce4j.verbs.AccessFlag;
+import org.roce4j.verbs.Ah;
+import org.roce4j.verbs.AhAttr;
+import org.roce4j.verbs.Context;
+import org.roce4j.verbs.Errno;
+import org.roce4j.verbs.Mr;
+import org.roce4j.verbs.Pd;
+import org.roce4j.verbs.Qp;
+import org.roce4j.verbs.QpCap;
+import org.roce4j.verbs.QpInitAttr;
+import org.roce4j.verbs.Srq;
+import org.roce4j.verbs.SrqInitAttr;
+import org.roce4j.verbs.VerbsException;
+
+/** A protection domain: {@code struct ibv_pd *}. */
+@SuppressWarnings("restricted")   // this is the module that calls native code (FFM)
+final class IbvPd extends Resource implements Pd {
+    final IbvContext context;
+    final MemorySegment pd;
+
+    IbvPd(IbvContext context, MemorySegment pd) {
+        this.context = context;
+        this.pd = pd;
+    }
+
+    @Override
+    String kind() {
+        return "protection domain";
+    }
+
+    @Override
+    public Context context() {
+        return context;
+    }
+
+    @Override
+    public Mr regMr(MemorySegment memory, long iova, Set<AccessFlag> access) {
+        checkOpen("ibv_reg_mr");
+        if (!memory.isNative()) {
+            throw new VerbsException(Errno.EINVAL, "ibv_reg_mr: a heap segment cannot be registered: the RNIC "
+                    + "reads and writes a fixed address, so allocate the memory natively (Arena.allocate)");
+        }
+        if (memory.byteSize() == 0) {
+            throw new VerbsException(Errno.EINVAL, "ibv_reg_mr: empty memory");
+        }
+        int bits = AccessFlag.bits(access);
+        // IBTA 10.6.3.1 (o10-26): remote write or atomic access needs local write; the kernel says EINVAL too.
+        if ((access.contains(AccessFlag.REMOTE_WRITE) || access.contains(AccessFlag.REMOTE_ATOMIC))
+                && !access.contains(AccessFlag.LOCAL_WRITE)) {
+            throw new VerbsException(Errno.EINVAL, "ibv_reg_mr: REMOTE_WRITE or REMOTE_ATOMIC without LOCAL_WRITE");
+        }
+        if (Long.compareUnsigned(iova + memory.byteSize() - 1, iova) < 0) {
+            throw new VerbsException(Errno.EINVAL, "ibv_reg_mr_iova: iova + length wraps past 2^64");
+        }
+        MemorySegment mr = iova == memory.address()
+                ? LibIbverbs.pointer("ibv_reg_mr", context.lib.regMr, pd, memory, memory.byteSize(), bits)
+                : LibIbverbs.pointer("ibv_reg_mr_iova", context.lib.regMrIova, pd, memory, memory.byteSize(), iova, bits);
+        addChild();
+        return new IbvMr(this, mr.reinterpret(Layouts.IBV_MR.byteSize()), memory, iova, access);
+    }
+
+    @Override
+    public Qp createQp(QpInitAttr initAttr) {
+        checkOpen("ibv_create_qp");
+        IbvCq sendCq = cqOf("send_cq", initAttr.sendCq());
+        IbvCq recvCq = cqOf("recv_cq", initAttr.recvCq());
+        IbvSrq srq = null;
+        if (initAttr.srq() != null) {
+            if (!(initAttr.srq() instanceof IbvSrq s) || s.pd.context != context) {
+                throw new VerbsException(Errno.EINVAL, "ibv_create_qp: the SRQ belongs to another context");
+            }
+            s.checkOpen("ibv_create_qp");
+            srq = s;
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            var l = Layouts.IBV_QP_INIT_ATTR;
+            MemorySegment a = arena.allocate(l);
+            a.set(ADDRESS, Layouts.offset(l, "send_cq"), sendCq.cq);
+            a.set(ADDRESS, Layouts.offset(l, "recv_cq"), recvCq.cq);
+            a.set(ADDRESS, Layouts.offset(l, "srq"), srq == null ? MemorySegment.NULL : srq.srq);
+            QpCap cap = initAttr.cap();
+            a.set(JAVA_INT, Layouts.offset(l, "cap.max_send_wr"), cap.maxSendWr());
+            a.set(JAVA_INT, Layouts.offset(l, "cap.max_recv_wr"), cap.maxRecvWr());
+            a.set(JAVA_INT, Layouts.offset(l, "cap.max_send_sge"), cap.maxSendSge());
+            a.set(JAVA_INT, Layouts.offset(l, "cap.max_recv_sge"), cap.maxRecvSge());
+            a.set(JAVA_INT, Layouts.offset(l, "cap.max_inline_data"), cap.maxInlineData());
+            a.set(JAVA_INT, Layouts.offset(l, "qp_type"), initAttr.type().value());
+            a.set(JAVA_INT, Layouts.offset(l, "sq_sig_all"), initAttr.sqSigAll() ? 1 : 0);
+            MemorySegment qp = LibIbverbs.pointer("ibv_create_qp", context.lib.createQp, pd, a);
+            // ibv_create_qp writes the capacities actually granted back into attr->cap.
+            QpCap granted = new QpCap(
+                    a.get(JAVA_INT, Layouts.offset(l, "cap.max_send_wr")),
+                    a.get(JAVA_INT, Layouts.offset(l, "cap.max_recv_wr")),
+                    a.get(JAVA_INT, Layouts.offset(l, "cap.max_send_sge")),
+                    a.get(JAVA_INT, Layouts.offset(l, "cap.max_recv_sge")),
+                    a.get(JAVA_INT, Layouts.offset(l, "cap.max_inline_data")));
+            QpInitAttr actual = new QpInitAttr(initAttr.type(), initAttr.sendCq(), initAttr.recvCq(), initAttr.srq(),
+                    granted, initAttr.sqSigAll());
+            addChild();
+            sendCq.addChild();
+            recvCq.addChild();
+            if (srq != null) {
+                srq.addChild();
+            }
+            IbvQp created = new IbvQp(this, qp.reinterpret(Layouts.IBV_QP.byteSize()), actual, sendCq, recvCq, srq);
+            context.qps.put(created.qp.address(), created);
+            return created;
+        }
+    }
+
+    private IbvCq cqOf(String role, org.roce4j.verbs.Cq cq) {
+        if (cq == null) {
+            throw new VerbsException(Errno.EINVAL, "ibv_create_qp: no " + role);
+        }
+        if (!(cq instanceof IbvCq ours) || ours.context != context) {
+            throw new VerbsException(Errno.EINVAL, "ibv_create_qp: the " + role + " belongs to another context");
+        }
+        ours.checkOpen("ibv_create_qp");
+        return ours;
+    }
+
+    @Override
+    public Srq createSrq(SrqInitAttr initAttr) {
+        checkOpen("ibv_create_srq");
+        try (Arena arena = Arena.ofConfined()) {
+            var l = Layouts.IBV_SRQ_INIT_ATTR;
+            MemorySegment a = arena.allocate(l);
+            a.set(JAVA_INT, Layouts.offset(l, "attr.max_wr"), initAttr.maxWr());
+            a.set(JAVA_INT, Layouts.offset(l, "attr.max_sge"), initAttr.maxSge());
+            a.set(JAVA_INT, Layouts.offset(l, "attr.srq_limit"), initAttr.srqLimit());
+            MemorySegment srq = LibIbverbs.pointer("ibv_create_srq", context.lib.createSrq, pd, a);
+            addChild();
+            IbvSrq created = new IbvSrq(this, srq.reinterpret(Layouts.IBV_SRQ.byteSize()));
+            context.srqs.put(created.srq.address(), created);
+            return created;
+        }
+    }
+
+    @Override
+    public Ah createAh(AhAttr attr) {
+        checkOpen("ibv_create_ah");
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment a = arena.allocate(Layouts.IBV_AH_ATTR);
+            writeAhAttr(a, attr);
+            MemorySegment ah = LibIbverbs.pointer("ibv_create_ah", context.lib.createAh, pd, a);
+            addChild();
+            return new IbvAh(this, ah, attr);
+        }
+    }
+
+    /** Fills a {@code struct ibv_ah_attr}: on RoCE every address is global (is_global 1, a GRH). */
+    static void writeAhAttr(MemorySegment a, AhAttr attr) {
+        var l = Layouts.IBV_AH_ATTR;
+        MemorySegment.copy(attr.dgid().raw(), 0, a, JAVA_BYTE, Layouts.offset(l, "grh.dgid"), 16);
+        a.set(JAVA_INT, Layouts.offset(l, "grh.flow_label"), attr.flowLabel());
+        a.set(JAVA_BYTE, Layouts.offset(l, "grh.sgid_index"), (byte) attr.sgidIndex());
+        a.set(JAVA_BYTE, Layouts.offset(l, "grh.hop_limit"), (byte) attr.hopLimit());
+        a.set(JAVA_BYTE, Layouts.offset(l, "grh.traffic_class"), (byte) attr.trafficClass());
+        a.set(JAVA_BYTE, Layouts.offset(l, "sl"), (byte) attr.sl());
+        a.set(JAVA_BYTE, Layouts.offset(l, "is_global"), (byte) 1);
+        a.set(JAVA_BYTE, Layouts.offset(l, "port_num"), (byte) attr.portNum());
+    }
+
+    /** Reads a {@code struct ibv_ah_attr} back. */
+    static AhAttr readAhAttr(MemorySegment a) {
+        var l = Layouts.IBV_AH_ATTR;
+        byte[] dgid = a.asSlice(Layouts.offset(l, "grh.dgid"), 16).toArray(JAVA_BYTE);
+        return new AhAttr(org.roce4j.verbs.Gid.of(dgid),
+                Byte.toUnsignedInt(a.get(JAVA_BYTE, Layouts.offset(l, "grh.sgid_index"))),
+                a.get(JAVA_INT, Layouts.offset(l, "grh.flow_label")),
+                Byte.toUnsignedInt(a.get(JAVA_BYTE, Layouts.offset(l, "grh.hop_limit"))),
+                Byte.toUnsignedInt(a.get(JAVA_BYTE, Layouts.offset(l, "grh.traffic_class"))),
+                Byte.toUnsignedInt(a.get(JAVA_BYTE, Layouts.offset(l, "sl"))),
+                Byte.toUnsignedInt(a.get(JAVA_BYTE, Layouts.offset(l, "port_num"))));
+    }
+
+    @Override
+    public void close() {
+        closeOnce("ibv_dealloc_pd", "MRs, QPs, SRQs or AHs", () -> {
+            LibIbverbs.status("ibv_dealloc_pd", context.lib.deallocPd, pd);
+            context.removeChild();
+        });
+    }
+}

@@ -1,0 +1,235 @@
+package org.roce4j.ibverbs;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+
+import org.roce4j.verbs.AccessFlag;
+import org.roce4j.verbs.Errno;
+import org.roce4j.verbs.Mtu;
+import org.roce4j.verbs.Pd;
+import org.roce4j.verbs.Qp;
+import org.roce4j.verbs.QpAttr;
+import org.roce4j.verbs.QpAttrMask;
+import org.roce4j.verbs.QpCap;
+import org.roce4j.verbs.QpInitAttr;
+import org.roce4j.verbs.QpState;
+import org.roce4j.verbs.QpType;
+import org.roce4j.verbs.RecvWr;
+import org.roce4j.verbs.SendWr;
+import org.roce4j.verbs.VerbsException;
+
+/** A queue pair: {@code struct ibv_qp *}, with its own native work-request arrays for posting. */
+final class IbvQp extends Resource implements Qp {
+    private static final MemoryLayout A = Layouts.IBV_QP_ATTR;
+
+    private final IbvPd pd;
+    final MemorySegment qp;
+    private final QpInitAttr initAttr;
+    private final IbvCq sendCq;
+    private final IbvCq recvCq;
+    private final IbvSrq srq;
+    private final int qpNum;
+    private final Arena arena = Arena.ofShared();
+    private final SendWrChain sendChain;
+    private final RecvWrChain recvChain;
+
+    IbvQp(IbvPd pd, MemorySegment qp, QpInitAttr initAttr, IbvCq sendCq, IbvCq recvCq, IbvSrq srq) {
+        this.pd = pd;
+        this.qp = qp;
+        this.initAttr = initAttr;
+        this.sendCq = sendCq;
+        this.recvCq = recvCq;
+        this.srq = srq;
+        this.qpNum = qp.get(JAVA_INT, Layouts.offset(Layouts.IBV_QP, "qp_num"));
+        this.sendChain = new SendWrChain(arena, initAttr.type());
+        this.recvChain = new RecvWrChain(arena);
+    }
+
+    @Override
+    String kind() {
+        return "queue pair";
+    }
+
+    @Override
+    public int qpNum() {
+        return qpNum;
+    }
+
+    @Override
+    public QpType type() {
+        return initAttr.type();
+    }
+
+    @Override
+    public Pd pd() {
+        return pd;
+    }
+
+    @Override
+    public QpInitAttr initAttr() {
+        return initAttr;
+    }
+
+    @Override
+    public QpState state() {
+        return query(EnumSet.of(QpAttrMask.STATE)).qpState();
+    }
+
+    @Override
+    public void modify(QpAttr attr, Set<QpAttrMask> mask) {
+        checkOpen("ibv_modify_qp");
+        try (Arena scratch = Arena.ofConfined()) {
+            MemorySegment a = scratch.allocate(A);
+            set(a, "qp_state", attr.qpState().value());
+            set(a, "cur_qp_state", attr.curQpState().value());
+            set(a, "path_mtu", attr.pathMtu().value());
+            set(a, "qkey", attr.qkey());
+            set(a, "rq_psn", attr.rqPsn());
+            set(a, "sq_psn", attr.sqPsn());
+            set(a, "dest_qp_num", attr.destQpNum());
+            set(a, "qp_access_flags", AccessFlag.bits(attr.qpAccessFlags()));
+            QpCap cap = attr.cap();
+            set(a, "cap.max_send_wr", cap.maxSendWr());
+            set(a, "cap.max_recv_wr", cap.maxRecvWr());
+            set(a, "cap.max_send_sge", cap.maxSendSge());
+            set(a, "cap.max_recv_sge", cap.maxRecvSge());
+            set(a, "cap.max_inline_data", cap.maxInlineData());
+            if (attr.ahAttr() != null) {
+                IbvPd.writeAhAttr(a.asSlice(Layouts.offset(A, "ah_attr"), Layouts.IBV_AH_ATTR), attr.ahAttr());
+            }
+            a.set(JAVA_SHORT, Layouts.offset(A, "pkey_index"), (short) attr.pkeyIndex());
+            setByte(a, "en_sqd_async_notify", attr.enSqdAsyncNotify() ? 1 : 0);
+            setByte(a, "max_rd_atomic", attr.maxRdAtomic());
+            setByte(a, "max_dest_rd_atomic", attr.maxDestRdAtomic());
+            setByte(a, "min_rnr_timer", attr.minRnrTimer());
+            setByte(a, "port_num", attr.portNum());
+            setByte(a, "timeout", attr.timeout());
+            setByte(a, "retry_cnt", attr.retryCnt());
+            setByte(a, "rnr_retry", attr.rnrRetry());
+            LibIbverbs.status("ibv_modify_qp", pd.context.lib.modifyQp, qp, a, QpAttrMask.bits(mask));
+        }
+    }
+
+    /** A uint8_t field: a value that does not fit is EINVAL here rather than silently truncated. */
+    private static void setByte(MemorySegment a, String field, int value) {
+        if (value < 0 || value > 255) {
+            throw new VerbsException(Errno.EINVAL, "ibv_modify_qp: " + field + " " + value + " does not fit in 8 bits");
+        }
+        a.set(JAVA_BYTE, Layouts.offset(A, field), (byte) value);
+    }
+
+    private static void set(MemorySegment a, String field, int value) {
+        a.set(JAVA_INT, Layouts.offset(A, field), value);
+    }
+
+    private static int get(MemorySegment a, String field) {
+        return a.get(JAVA_INT, Layouts.offset(A, field));
+    }
+
+    private static int getByte(MemorySegment a, String field) {
+        return Byte.toUnsignedInt(a.get(JAVA_BYTE, Layouts.offset(A, field)));
+    }
+
+    @Override
+    public QpAttr query(Set<QpAttrMask> mask) {
+        checkOpen("ibv_query_qp");
+        try (Arena scratch = Arena.ofConfined()) {
+            MemorySegment a = scratch.allocate(A);
+            MemorySegment init = scratch.allocate(Layouts.IBV_QP_INIT_ATTR);
+            // Ask for every attribute: the API's query returns all of them, the mask only says which are needed.
+            int all = QpAttrMask.bits(EnumSet.allOf(QpAttrMask.class));
+            LibIbverbs.status("ibv_query_qp", pd.context.lib.queryQp, qp, a, all, init);
+            QpState state = state(get(a, "qp_state"));
+            QpAttr attr = new QpAttr()
+                    .qpState(state).curQpState(state(get(a, "cur_qp_state")))
+                    .qkey(get(a, "qkey")).rqPsn(get(a, "rq_psn")).sqPsn(get(a, "sq_psn"))
+                    .destQpNum(get(a, "dest_qp_num"))
+                    .qpAccessFlags(AccessFlag.of(get(a, "qp_access_flags")))
+                    .cap(new QpCap(get(a, "cap.max_send_wr"), get(a, "cap.max_recv_wr"), get(a, "cap.max_send_sge"),
+                            get(a, "cap.max_recv_sge"), get(a, "cap.max_inline_data")))
+                    .pkeyIndex(Short.toUnsignedInt(a.get(JAVA_SHORT, Layouts.offset(A, "pkey_index"))))
+                    .enSqdAsyncNotify(getByte(a, "en_sqd_async_notify") != 0)
+                    .maxRdAtomic(getByte(a, "max_rd_atomic")).maxDestRdAtomic(getByte(a, "max_dest_rd_atomic"))
+                    .minRnrTimer(getByte(a, "min_rnr_timer")).portNum(getByte(a, "port_num"))
+                    .timeout(getByte(a, "timeout")).retryCnt(getByte(a, "retry_cnt")).rnrRetry(getByte(a, "rnr_retry"))
+                    .reportSqDraining(getByte(a, "sq_draining") != 0);
+            int mtu = get(a, "path_mtu");
+            if (mtu >= 1 && mtu <= 5) {
+                attr.pathMtu(Mtu.of(mtu));
+            }
+            if (type() != QpType.UD && state != QpState.RESET && state != QpState.INIT) {
+                attr.ahAttr(IbvPd.readAhAttr(a.asSlice(Layouts.offset(A, "ah_attr"), Layouts.IBV_AH_ATTR)));
+            }
+            return attr;
+        }
+    }
+
+    /** {@code enum ibv_qp_state}; IBV_QPS_UNKNOWN (7), which the API has no name for, reads as ERR. */
+    private static QpState state(int value) {
+        return value >= 0 && value < QpState.values().length ? QpState.of(value) : QpState.ERR;
+    }
+
+    @Override
+    public void postSend(SendWr wr) {
+        synchronized (sendChain) {
+            checkOpen("ibv_post_send");
+            sendChain.post(pd.context.postSend, qp, wr);
+        }
+    }
+
+    @Override
+    public void postSend(List<SendWr> wrs) {
+        synchronized (sendChain) {
+            checkOpen("ibv_post_send");
+            sendChain.post(pd.context.postSend, qp, wrs);
+        }
+    }
+
+    @Override
+    public void postRecv(RecvWr wr) {
+        synchronized (recvChain) {
+            checkOpen("ibv_post_recv");
+            recvChain.post("ibv_post_recv", pd.context.postRecv, qp, wr);
+        }
+    }
+
+    @Override
+    public void postRecv(List<RecvWr> wrs) {
+        synchronized (recvChain) {
+            checkOpen("ibv_post_recv");
+            recvChain.post("ibv_post_recv", pd.context.postRecv, qp, wrs);
+        }
+    }
+
+    @Override
+    public void close() {
+        closeOnce("ibv_destroy_qp", "users", () -> {
+            synchronized (sendChain) {
+                synchronized (recvChain) {
+                    LibIbverbs.status("ibv_destroy_qp", pd.context.lib.destroyQp, qp);
+                    pd.context.qps.remove(qp.address());
+                    pd.removeChild();
+                    sendCq.removeChild();
+                    recvCq.removeChild();
+                    if (srq != null) {
+                        srq.removeChild();
+                    }
+                    arena.close();
+                }
+            }
+        });
+    }
+
+    @Override
+    public String toString() {
+        return "IbvQp[" + type() + " " + qpNum + "]";
+    }
+}

@@ -1,0 +1,98 @@
+package org.roce4j.ibverbs;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.roce4j.verbs.BadWorkRequestException;
+import org.roce4j.verbs.Errno;
+import org.roce4j.verbs.QpCap;
+import org.roce4j.verbs.QpInitAttr;
+import org.roce4j.verbs.QpType;
+import org.roce4j.verbs.SendWr;
+import org.roce4j.verbs.VerbsException;
+import org.roce4j.verbs.WrOpcode;
+
+/**
+ * What the provider refuses before calling the device's post_send (a context whose ops count the
+ * calls: they point at libc's {@code sched_yield}, which returns 0): opcodes the QP type does not
+ * allow (IBTA table 38), UD sends without an address handle, and use after close.
+ */
+class PostChecksTest {
+    private final Arena arena = Arena.ofShared();
+
+    @AfterEach
+    void free() {
+        arena.close();
+    }
+
+    private IbvQp qp(QpType type) {
+        MemorySegment returnsZero = Linker.nativeLinker().defaultLookup().findOrThrow("sched_yield");
+        MemorySegment context = arena.allocate(Layouts.IBV_CONTEXT);
+        for (String op : List.of("post_send", "post_recv", "poll_cq")) {
+            context.set(ADDRESS, Layouts.offset(Layouts.IBV_CONTEXT, "ops." + op), returnsZero);
+        }
+        MemorySegment cqStruct = arena.allocate(Layouts.IBV_CQ);
+        cqStruct.set(JAVA_INT, Layouts.offset(Layouts.IBV_CQ, "cqe"), 16);
+        IbvContext ctx = new IbvContext(null, null, context);
+        IbvPd pd = new IbvPd(ctx, arena.allocate(Layouts.IBV_PD));
+        IbvCq cq = new IbvCq(ctx, cqStruct, null);
+        return new IbvQp(pd, arena.allocate(Layouts.IBV_QP), QpInitAttr.of(type, cq, QpCap.of(8, 8)), cq, cq, null);
+    }
+
+    private static SendWr wr(long id, WrOpcode opcode) {
+        return new SendWr().wrId(id).opcode(opcode).sge(0x1000, 8, 1).remote(0x2000, 2).signaled(true);
+    }
+
+    @Test
+    void anOpcodeTheQpTypeDoesNotAllowIsEinvalNamingTheBadWorkRequest() {
+        IbvQp uc = qp(QpType.UC);
+        assertThatThrownBy(() -> uc.postSend(List.of(wr(1, WrOpcode.RDMA_WRITE), wr(2, WrOpcode.RDMA_READ),
+                wr(3, WrOpcode.SEND))))
+                .isInstanceOfSatisfying(BadWorkRequestException.class, bad -> {
+                    assertThat(bad.errno()).isEqualTo(Errno.EINVAL);
+                    assertThat(bad.index()).isEqualTo(1);
+                    assertThat(bad.wrId()).isEqualTo(2);
+                    assertThat(bad).hasMessageContaining("RDMA_READ is not allowed on a UC QP");
+                });
+        for (WrOpcode opcode : List.of(WrOpcode.ATOMIC_FETCH_AND_ADD, WrOpcode.RDMA_WRITE, WrOpcode.LOCAL_INV)) {
+            assertThatThrownBy(() -> qp(QpType.UD).postSend(wr(9, opcode).ud(null, 1, 1)))
+                    .isInstanceOfSatisfying(BadWorkRequestException.class,
+                            bad -> assertThat(bad.errno()).isEqualTo(Errno.EINVAL));
+        }
+    }
+
+    @Test
+    void aUdSendWithoutAnAddressHandleIsEinvalBeforeTheProviderSeesIt() {
+        assertThatThrownBy(() -> qp(QpType.UD).postSend(wr(4, WrOpcode.SEND)))
+                .isInstanceOfSatisfying(BadWorkRequestException.class, bad -> {
+                    assertThat(bad.errno()).isEqualTo(Errno.EINVAL);
+                    assertThat(bad).hasMessageContaining("address handle");
+                });
+    }
+
+    @Test
+    void allowedOpcodesReachThePostFunction() {
+        IbvQp rc = qp(QpType.RC);
+        for (WrOpcode opcode : WrOpcode.values()) {
+            rc.postSend(wr(5, opcode));   // sched_yield answers 0: posted
+        }
+    }
+
+    @Test
+    void aClosedQueuePairIsEinval() {
+        IbvQp rc = qp(QpType.RC);
+        // Closing would call ibv_destroy_qp: mark it closed through closeOnce with a no-op destroy.
+        rc.closeOnce("test", "none", () -> { });
+        assertThatThrownBy(() -> rc.postSend(wr(6, WrOpcode.SEND)))
+                .isInstanceOfSatisfying(VerbsException.class, e -> assertThat(e.errno()).isEqualTo(Errno.EINVAL));
+    }
+}
