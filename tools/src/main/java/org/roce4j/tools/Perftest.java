@@ -82,10 +82,11 @@ final class Perftest {
 
     /**
      * A run's parameters. {@code size} is the message size of a single-size run; {@code allSizes}
-     * ({@code -a}) runs 2, 4, ... 2^23 instead. {@code mtu} null means the port's active MTU.
+     * ({@code -a}) runs 2, 4, ... 2^23 instead. {@code duration} is {@code -D} in seconds, 0 for a run of
+     * {@code iters} iterations. {@code mtu} null means the port's active MTU.
      */
     record Options(Test test, String host, int port, String ibDev, int ibPort, int gidIndex, long size, boolean allSizes,
-                   int iters, Mtu mtu, int txDepth, int qps, Atomic atomic) {
+                   int iters, int duration, Mtu mtu, int txDepth, int qps, Atomic atomic) {
         static final int ALL_SIZES_LOG2 = 23;
 
         long maxSize() {
@@ -107,6 +108,8 @@ final class Perftest {
     static final int CACHE_LINE = 64;
     /** perftest's default CQ moderation of the bandwidth tests, capped by the iterations. */
     static final int CQ_MODERATION = 100;
+    /** How long write_lat keeps its QP after a {@code -D} run. */
+    static final long LINGER_MILLIS = 1000;
 
     private final Options options;
     private final PrintWriter out;
@@ -226,6 +229,11 @@ final class Perftest {
     private void latency(PerftestHandshake comm, PerftestAddress mine, PerftestAddress remote, PerftestTraffic traffic)
             throws PingpongFailure {
         boolean measuring = client() || test().bothSidesSend();
+        int rttFactor = test().verb() == Verb.READ || test().verb() == Verb.ATOMIC ? 1 : 2;
+        if (options.duration() > 0) {
+            latencyFor(comm, mine, remote, traffic, measuring, rttFactor);
+            return;
+        }
         if (measuring) {
             out.println(PerftestReport.LAT_HEADER);
             out.flush();
@@ -243,7 +251,6 @@ final class Perftest {
                 default -> posted = client() ? traffic.roundTrips((int) size, remote) : null;
             }
             if (posted != null) {
-                int rttFactor = test().verb() == Verb.READ || test().verb() == Verb.ATOMIC ? 1 : 2;
                 out.println(PerftestReport.latencyRow(size, posted, rttFactor));
                 out.flush();
             }
@@ -257,9 +264,45 @@ final class Perftest {
         }
     }
 
+    /** {@code -D}: one size, the measuring side prints the duration row; write_lat lingers (below). */
+    private void latencyFor(PerftestHandshake comm, PerftestAddress mine, PerftestAddress remote,
+                            PerftestTraffic traffic, boolean measuring, int rttFactor) throws PingpongFailure {
+        int size = (int) options.size();
+        if (test().verb() == Verb.SEND) {
+            traffic.postReceives(size);
+            comm.handShake(mine);
+        }
+        if (measuring) {
+            out.println(PerftestReport.LAT_DURATION_HEADER);
+            out.flush();
+            PerftestTraffic.Counted counted = traffic.latencyFor(size, remote, PerftestDuration.start(options.duration()));
+            if (counted.iterations() == 0) {
+                throw new PingpongFailure(" No iteration completed while sampling");
+            }
+            out.println(PerftestReport.latencyDurationRow(size, counted, rttFactor));
+            out.println(PerftestReport.RESULT_LINE);
+            out.flush();
+        }
+        if (test().verb() == Verb.WRITE) {
+            // write_lat ends without a word: keep the QP a moment so that the peer's last WRITE,
+            // posted just before its own clock ran out, still gets its ACK.
+            try {
+                Thread.sleep(LINGER_MILLIS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return;
+        }
+        comm.closeConnection(mine);
+    }
+
     private void bandwidth(PerftestHandshake comm, PerftestAddress mine, PerftestAddress[] remote,
                            PerftestTraffic traffic) throws PingpongFailure {
         long size = options.size();
+        if (options.duration() > 0) {
+            bandwidthFor(comm, mine, remote, traffic);
+            return;
+        }
         if (test().verb() == Verb.SEND) {
             traffic.postReceives((int) size);
             comm.handShake(mine);
@@ -285,6 +328,36 @@ final class Perftest {
         PerftestHandshake.BwReport theirs = comm.exchangeBwReport(report);
         if (!client()) {
             printBandwidth(theirs);
+        }
+        comm.closeConnection(mine);
+    }
+
+    /** {@code -D} bandwidth: the same script, the numbers of the sample (peak 0.00). */
+    private void bandwidthFor(PerftestHandshake comm, PerftestAddress mine, PerftestAddress[] remote,
+                              PerftestTraffic traffic) throws PingpongFailure {
+        int size = (int) options.size();
+        if (test().verb() == Verb.SEND) {
+            traffic.postReceives(size);
+            comm.handShake(mine);
+        }
+        PerftestHandshake.BwReport report = PerftestHandshake.BwReport.NONE;
+        if (client()) {
+            report = PerftestReport.bandwidth(size,
+                    traffic.bandwidthFor(size, remote, PerftestDuration.start(options.duration())));
+        } else if (test().verb() == Verb.SEND) {
+            report = PerftestReport.bandwidth(size, traffic.receiveFor(size, PerftestDuration.start(options.duration())));
+        }
+        if (test().verb() == Verb.SEND) {
+            printBandwidth(report);
+        } else {
+            if (client()) {
+                printBandwidth(report);
+            }
+            comm.handShake(mine);
+            PerftestHandshake.BwReport theirs = comm.exchangeBwReport(report);
+            if (!client()) {
+                printBandwidth(theirs);
+            }
         }
         comm.closeConnection(mine);
     }

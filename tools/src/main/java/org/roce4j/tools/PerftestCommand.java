@@ -15,7 +15,7 @@ import picocli.CommandLine.Spec;
  * The perftest 6.06 tools' command lines, with perftest's letters and defaults; each tool takes the
  * options its C twin takes ({@code -s}/{@code -a} all but the atomics, {@code -q}/{@code -t} the
  * bandwidth tests, {@code -A} the atomics). Exit 0 on success, 1 when the run fails, 2 for a usage
- * error, including the options roce4j knows but cannot do yet ({@code -D}; {@code -a} of send-bw).
+ * error, including the options roce4j knows but cannot do yet ({@code -a} of send-bw).
  */
 abstract class PerftestCommand implements Callable<Integer>, PeerEnvironment.User {
     @Spec
@@ -50,7 +50,7 @@ abstract class PerftestCommand implements Callable<Integer>, PeerEnvironment.Use
     Integer mtuBytes;
 
     @Option(names = {"-D", "--duration"}, paramLabel = "SECONDS", converter = PingpongCommand.CNumber.class,
-            description = "run for SECONDS instead of a number of iterations (not supported yet: refused)")
+            description = "run for SECONDS instead of a number of iterations, measuring all but a margin at each end")
     Integer duration;
 
     @Option(names = {"-F", "--CPU-freq"}, description = "do not warn about CPU frequency scaling (roce4j never does)")
@@ -103,8 +103,11 @@ abstract class PerftestCommand implements Callable<Integer>, PeerEnvironment.Use
         if (allSizes && test() == Perftest.Test.SEND_BW) {
             throw usage("-a/--all: send-bw does not run all sizes yet (its per-size script is not known to roce4j)");
         }
-        if (duration != null) {
-            throw usage("-D/--duration: duration mode is not implemented by roce4j yet; use -n");
+        if (duration != null && duration < 1) {
+            throw usage("-D/--duration: the duration must be 1 second or more");
+        }
+        if (duration != null && allSizes) {
+            throw usage("-a and -D cannot be used together");
         }
         if (messageSize < 1 || messageSize > 1 << Perftest.Options.ALL_SIZES_LOG2) {
             throw usage(" Size should be between 1 and " + (1 << Perftest.Options.ALL_SIZES_LOG2));
@@ -119,7 +122,7 @@ abstract class PerftestCommand implements Callable<Integer>, PeerEnvironment.Use
             throw usage("-t must be 1 or more");
         }
         Perftest.Options options = new Perftest.Options(test(), host, port, ibDev, ibPort, gidIndex, messageSize, allSizes,
-                iterations, mtuBytes == null ? null : PingpongCommand.parseMtu(spec, mtuBytes), txDepth, qps, atomic());
+                iterations, duration == null ? 0 : duration, mtuBytes == null ? null : PingpongCommand.parseMtu(spec, mtuBytes), txDepth, qps, atomic());
         return new Perftest(options, spec.commandLine().getOut(), spec.commandLine().getErr(), environment.devices(),
                 environment.listening(), new SecureRandom()).run();
     }

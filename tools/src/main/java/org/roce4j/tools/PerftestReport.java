@@ -79,6 +79,28 @@ final class PerftestReport {
                 messages / total / 1e6);
     }
 
+    /** RESULT_FMT_LAT_DUR, the header of {@code -D} latency runs. */
+    static final String LAT_DURATION_HEADER = " #bytes        #iterations       t_avg[usec]    tps average";
+
+    /**
+     * print_report_lat_duration: the sample time divided by the round-trip factor and the
+     * iterations, and the transactions a second (iterations over the sample time).
+     */
+    static String latencyDurationRow(long size, PerftestTraffic.Counted counted, int rttFactor) {
+        double sampleUsec = counted.sampleNanos() / 1000.0;
+        double average = sampleUsec / rttFactor / counted.iterations();
+        double tps = counted.iterations() / (counted.sampleNanos() / 1e9);
+        return String.format(Locale.ROOT, " %-7d       %-10d      %-7.2f        %-7.2f", size, counted.iterations(), average,
+                tps);
+    }
+
+    /** A {@code -D} bandwidth run's numbers: no peak (0.00, as the C tools print), the average over the sample. */
+    static PerftestHandshake.BwReport bandwidth(long size, PerftestTraffic.Counted counted) {
+        double seconds = counted.sampleNanos() / 1e9;
+        return new PerftestHandshake.BwReport(size, counted.iterations(), 0,
+                size * counted.iterations() / seconds / MEGA_BYTE, counted.iterations() / seconds / 1e6);
+    }
+
     static String bandwidthRow(PerftestHandshake.BwReport r) {
         return String.format(Locale.ROOT, " %-7d    %-10d       %-7.2f            %-7.2f\t\t   %-7.6f", r.size(), r.iters(),
                 r.bwPeak(), r.bwAverage(), r.msgRate());

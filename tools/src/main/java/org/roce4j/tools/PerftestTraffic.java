@@ -235,6 +235,120 @@ final class PerftestTraffic {
         return PerftestReport.received(size, total, first, lastCompletion);
     }
 
+    /** What a {@code -D} run measured: the iterations completed while sampling, and how long it sampled. */
+    record Counted(long iterations, long sampleNanos) {
+    }
+
+    /**
+     * {@code -D} for the latency tests: the loops of {@link #writePingpong}, {@link #roundTrips} and
+     * {@link #sendPingpong} until the duration ends, counting the send completions that come while
+     * it samples (as run_iter_lat_write, run_iter_lat and run_iter_lat_send do in DURATION mode); a
+     * wait for the peer gives up when the duration ends; receives are always posted again.
+     */
+    Counted latencyFor(int size, PerftestAddress remote, PerftestDuration duration) throws PingpongFailure {
+        Perftest.Verb verb = options.test().verb();
+        SendWr wr = request(0, size, remote);
+        long pollAt = res.remoteOffset(0) + size - 1;
+        long postAt = res.localOffset(0) + size - 1;
+        boolean waitsFirst = verb == Perftest.Verb.WRITE ? client : !client; // who does not go first
+        boolean answers = verb == Perftest.Verb.WRITE || verb == Perftest.Verb.SEND;
+        long counted = 0;
+        int scnt = 0;
+        int rcnt = 0;
+        while (!duration.ended()) {
+            if (answers && !(scnt < 1 && !waitsFirst)) {
+                rcnt++;
+                if (!awaitPeer(verb, pollAt, rcnt, size, duration)) {
+                    break;
+                }
+            }
+            if (verb == Perftest.Verb.WRITE) {
+                BYTE.setVolatile(res.buffer, postAt, (byte) (scnt + 1));
+            }
+            int number = ++scnt;
+            act("Couldn't post send: scnt=" + number, () -> res.qps[0].postSend(wr));
+            if (duration.ended()) {
+                break;
+            }
+            awaitSend(1, "Couldn't poll the completion of request " + number);
+            if (duration.sampling()) {
+                counted++;
+            }
+        }
+        return new Counted(counted, duration.sampleNanos());
+    }
+
+    /** The ping-pongs' wait for the peer's next message; false when the duration ended first. */
+    private boolean awaitPeer(Perftest.Verb verb, long pollAt, int rcnt, int size, PerftestDuration duration)
+            throws PingpongFailure {
+        if (verb == Perftest.Verb.WRITE) {
+            while ((byte) BYTE.getVolatile(res.buffer, pollAt) != (byte) rcnt) {
+                if (duration.ended()) {
+                    return false;
+                }
+                Thread.onSpinWait();
+            }
+            return true;
+        }
+        while (res.poll(res.recvCq, qpOf) == 0) {
+            if (duration.ended()) {
+                return false;
+            }
+            Thread.onSpinWait();
+        }
+        res.postRecv(0, size);
+        return true;
+    }
+
+    /** {@code -D} for the bandwidth clients: {@link #bandwidth} until the end, counting completions while sampling. */
+    Counted bandwidthFor(int size, PerftestAddress[] remote, PerftestDuration duration) throws PingpongFailure {
+        int count = res.qps.length;
+        SendWr[] wrs = new SendWr[count];
+        for (int i = 0; i < count; i++) {
+            wrs[i] = request(i, size, remote[i]);
+        }
+        int[] outstanding = new int[count];
+        long counted = 0;
+        while (!duration.ended()) {
+            for (int i = 0; i < count; i++) {
+                while (outstanding[i] < options.txDepth()) {
+                    Qp qp = res.qps[i];
+                    SendWr wr = wrs[i];
+                    act("Couldn't post send: qp " + i, () -> qp.postSend(wr));
+                    outstanding[i]++;
+                }
+            }
+            int n = res.poll(res.sendCq, qpOf);
+            boolean sampling = duration.sampling();
+            for (int k = 0; k < n; k++) {
+                outstanding[qpOf[k]]--;
+                if (sampling) {
+                    counted++;
+                }
+            }
+        }
+        return new Counted(counted, duration.sampleNanos());
+    }
+
+    /** {@code -D} for send_bw's server: receive until the end, always posting again, counting while sampling. */
+    Counted receiveFor(int size, PerftestDuration duration) throws PingpongFailure {
+        long counted = 0;
+        while (!duration.ended()) {
+            int n = res.poll(res.recvCq, qpOf);
+            boolean sampling = duration.sampling();
+            for (int k = 0; k < n; k++) {
+                res.postRecv(qpOf[k], size);
+                if (sampling) {
+                    counted++;
+                }
+            }
+            if (n == 0) {
+                Thread.onSpinWait();
+            }
+        }
+        return new Counted(counted, duration.sampleNanos());
+    }
+
     /** Waits for {@code count} send completions; returns {@code count}. */
     private int awaitSend(int count, String failure) throws PingpongFailure {
         int got = 0;

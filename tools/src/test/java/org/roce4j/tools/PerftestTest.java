@@ -281,14 +281,56 @@ class PerftestTest {
         new Script(3, true, true).assertSent(run.clientSent(), 1);
     }
 
+    private static final Pattern LAT_DURATION_ROW = Pattern.compile(" (\\d+)\\s+(\\d+)\\s+(\\d+\\.\\d\\d)\\s+(\\d+\\.\\d\\d)\\s*");
+
+    @Test
+    @DisplayName("write-lat -D 1 and send-lat -D 1: both sides print t_avg and tps over the 1-second sample; t_avg x iterations x 2 = 1 s")
+    void latencyDuration() throws Exception {
+        for (String tool : List.of("write-lat", "send-lat")) {
+            Pair run = run(tool, "-D", "1", "-s", "64");
+
+            run.assertSucceeded();
+            for (Result result : List.of(run.server(), run.client())) {
+                assertThat(result.out()).contains(PerftestReport.LAT_DURATION_HEADER);
+                Matcher row = rows(result, LAT_DURATION_ROW).getFirst();
+                assertThat(row.group(1)).isEqualTo("64");
+                long iterations = Long.parseLong(row.group(2));
+                double average = Double.parseDouble(row.group(3));
+                assertThat(iterations).isPositive();
+                assertThat(average * iterations * 2).as(tool + ": the sample, in µs").isBetween(990_000.0, 1_010_000.0);
+                assertThat(Double.parseDouble(row.group(4))).isCloseTo(iterations, org.assertj.core.data.Percentage.withPercentage(2));
+            }
+            new Script(4, false, !tool.equals("write-lat")).assertSent(run.clientSent(), 1);
+        }
+    }
+
+    @Test
+    @DisplayName("write-bw -D 1: the client's sample row (peak 0.00) goes to the server in the report; send-bw -D 1: the server counts its own")
+    void bandwidthDuration() throws Exception {
+        Pair write = run("write-bw", "-D", "1", "-s", "1024");
+        write.assertSucceeded();
+        Matcher client = rows(write.client(), BW_ROW).getFirst();
+        assertThat(client.group(3)).isEqualTo("0.00");
+        assertThat(Long.parseLong(client.group(2))).isPositive();
+        assertThat(rows(write.server(), BW_ROW).getFirst().group(0)).isEqualTo(client.group(0));
+        new Script(3, true, true).assertSent(write.clientSent(), 1);
+
+        Pair send = run("send-bw", "-D", "1", "-s", "1024");
+        send.assertSucceeded();
+        assertThat(Long.parseLong(rows(send.server(), BW_ROW).getFirst().group(2))).isPositive();
+        assertThat(Long.parseLong(rows(send.client(), BW_ROW).getFirst().group(2))).isPositive();
+        new Script(4, false, true).assertSent(send.clientSent(), 1);
+    }
+
     @Test
     @DisplayName("options a tool does not have, or roce4j cannot do yet, are usage errors (exit 2), not ignored")
     void refusedOptions() {
         PeerEnvironment environment = new PeerEnvironment(DeviceSelector.of(devices), p -> { });
-        assertThat(roce4j(environment, new String[] {"write-lat", "-D", "2"})).satisfies(r -> {
+        assertThat(roce4j(environment, new String[] {"write-lat", "-D", "2", "-a"})).satisfies(r -> {
             assertThat(r.exit()).isEqualTo(2);
-            assertThat(r.err()).contains("-D/--duration");
+            assertThat(r.err()).contains("-a and -D");
         });
+        assertThat(roce4j(environment, new String[] {"write-lat", "-D", "0"}).exit()).isEqualTo(2);
         assertThat(roce4j(environment, new String[] {"send-bw", "-a"}).exit()).isEqualTo(2);
         assertThat(roce4j(environment, new String[] {"atomic-lat", "-s", "64"}).exit()).isEqualTo(2);
         assertThat(roce4j(environment, new String[] {"write-lat", "-q", "2"}).exit()).isEqualTo(2);
