@@ -90,8 +90,10 @@ final class PerftestReport {
         double sampleUsec = counted.sampleNanos() / 1000.0;
         double average = sampleUsec / rttFactor / counted.iterations();
         double tps = counted.iterations() / (counted.sampleNanos() / 1e9);
-        return String.format(Locale.ROOT, " %-7d       %-10d      %-7.2f        %-7.2f", size, counted.iterations(), average,
-                tps);
+        // The iterations have no width: 12 spaces follow them whatever their length (ib_read_lat and
+        // ib_send_lat -D output).
+        return String.format(Locale.ROOT, " %-7d       %d            %-7.2f        %-7.2f", size, counted.iterations(),
+                average, tps);
     }
 
     /** A {@code -D} bandwidth run's numbers: no peak (0.00, as the C tools print), the average over the sample. */
