@@ -91,14 +91,34 @@ final class PerftestTraffic {
      */
     long[] roundTrips(int size, PerftestAddress remote) throws PingpongFailure {
         SendWr wr = request(0, size, remote);
+        boolean fetchAdd = options.test().verb() == Perftest.Verb.ATOMIC && options.atomic() == Perftest.Atomic.FETCH_AND_ADD;
         long[] posted = new long[options.iters()];
+        long previous = 0;
         for (int scnt = 0; scnt < posted.length; scnt++) {
             posted[scnt] = System.nanoTime();
             int number = scnt + 1;
             act("Couldn't post send: scnt=" + number, () -> res.qps[0].postSend(wr));
             awaitSend(1, "Couldn't poll the completion of request " + number);
+            if (fetchAdd) {
+                previous = checkFetched(scnt, previous);
+            }
         }
         return posted;
+    }
+
+    /**
+     * roce4j's own data check (perftest 6.06 has none): the client alone adds to the server's word,
+     * one FETCH_AND_ADD at a time, so each one must fetch the value the one before fetched plus
+     * {@link #ADD_VALUE}, whatever the word held at first. The fetched value lands in our sending
+     * slot in host byte order (IBTA o9-28: the original remote data, as the requester's memory holds it).
+     */
+    private long checkFetched(int scnt, long previous) throws PingpongFailure {
+        long fetched = res.buffer.get(ValueLayout.JAVA_LONG_UNALIGNED, res.localOffset(0));
+        if (scnt > 0 && fetched != previous + ADD_VALUE) {
+            throw new PingpongFailure(String.format(" FETCH_AND_ADD %d fetched 0x%x; the one before fetched 0x%x"
+                    + " and nothing else adds to that word", scnt + 1, fetched, previous));
+        }
+        return fetched;
     }
 
     /** How many receives a SEND test keeps posted per QP (perftest prints it as "RX depth"). */
