@@ -20,7 +20,8 @@ import org.roce4j.verbs.PortAttr;
  *   <li>version, cycle buffer, cache line, MTU;</li>
  *   <li>latency tests: one record exchange; then one record exchange per QP; connect the QPs; one
  *       record exchange per QP again, then one more (not send_lat); SEND tests then post their
- *       receives and sync with one more record exchange (send_lat before each message size);</li>
+ *       receives and sync with one more record exchange (before each message size; send_bw -a
+ *       syncs once more after each size);</li>
  *   <li>the test ({@link PerftestTraffic});</li>
  *   <li>write_lat: nothing more. read_lat, atomic_lat, send_lat, send_bw: {@code
  *       ctx_close_connection} (a record exchange and "done\0"). write_bw, read_bw, atomic_bw: a
@@ -304,11 +305,24 @@ final class Perftest {
             return;
         }
         if (test().verb() == Verb.SEND) {
-            traffic.postReceives((int) size);
-            comm.handShake(mine);
-            PerftestHandshake.BwReport report = client() ? traffic.bandwidth((int) size, remote)
-                    : traffic.receiveAll((int) size);
-            printBandwidth(report);
+            // send_bw: per size, the server posts its receives, a sync, the run, each side's own row;
+            // with -a one more sync after each size (send_bw -a between two C tools).
+            out.println(PerftestReport.BW_HEADER);
+            for (long each : options.sizes()) {
+                if (!client()) {
+                    traffic.postReceives((int) each);
+                }
+                comm.handShake(mine);
+                PerftestHandshake.BwReport report = client() ? traffic.bandwidth((int) each, remote)
+                        : traffic.receiveAll((int) each);
+                out.println(PerftestReport.bandwidthRow(report));
+                out.flush();
+                if (options.allSizes()) {
+                    comm.handShake(mine);
+                }
+            }
+            out.println(PerftestReport.RESULT_LINE);
+            out.flush();
             comm.closeConnection(mine);
             return;
         }
@@ -337,7 +351,9 @@ final class Perftest {
                               PerftestTraffic traffic) throws PingpongFailure {
         int size = (int) options.size();
         if (test().verb() == Verb.SEND) {
-            traffic.postReceives(size);
+            if (!client()) {
+                traffic.postReceives(size);
+            }
             comm.handShake(mine);
         }
         PerftestHandshake.BwReport report = PerftestHandshake.BwReport.NONE;

@@ -15,7 +15,7 @@ import picocli.CommandLine.Spec;
  * The perftest 6.06 tools' command lines, with perftest's letters and defaults; each tool takes the
  * options its C twin takes ({@code -s}/{@code -a} all but the atomics, {@code -q}/{@code -t} the
  * bandwidth tests, {@code -A} the atomics). Exit 0 on success, 1 when the run fails, 2 for a usage
- * error, including the options roce4j knows but cannot do yet ({@code -a} of send-bw).
+ * error.
  */
 abstract class PerftestCommand implements Callable<Integer>, PeerEnvironment.User {
     @Spec
@@ -99,9 +99,6 @@ abstract class PerftestCommand implements Callable<Integer>, PeerEnvironment.Use
         int txDepth = depths == null ? 1 : depths.txDepth;
         if (port < 0 || port > 65535) {
             throw usage("port " + port + " is not a TCP port (0..65535)");
-        }
-        if (allSizes && test() == Perftest.Test.SEND_BW) {
-            throw usage("-a/--all: send-bw does not run all sizes yet (its per-size script is not known to roce4j)");
         }
         if (duration != null && duration < 1) {
             throw usage("-D/--duration: the duration must be 1 second or more");

@@ -268,6 +268,23 @@ class PerftestTest {
     }
 
     @Test
+    @DisplayName("send-bw -a -n 5: both sides print 23 rows; 4 records, then per size the run and a sync, the next size's sync; close")
+    void sendBwAllSizes() throws Exception {
+        Pair run = run("send-bw", "-a", "-n", "5");
+
+        run.assertSucceeded();
+        for (Result result : List.of(run.server(), run.client())) {
+            List<Matcher> rows = rows(result, BW_ROW);
+            assertThat(rows).hasSize(23);
+            assertThat(rows.getLast().group(1)).isEqualTo(Long.toString(1L << 23));
+        }
+        // 4 before the first size, 1 after each size, 1 before each further size: 4 + 23 + 22.
+        Script expected = new Script(4 + 23 + 22, false, true);
+        expected.assertSent(run.clientSent(), 1);
+        expected.assertSent(run.serverSent(), 1);
+    }
+
+    @Test
     @DisplayName("atomic-bw: FETCH_ADDs from the client, the server prints the client's row; 3 records, report, record, done")
     void atomicBw() throws Exception {
         Pair run = run("atomic-bw", "-n", "100");
@@ -331,7 +348,6 @@ class PerftestTest {
             assertThat(r.err()).contains("-a and -D");
         });
         assertThat(roce4j(environment, new String[] {"write-lat", "-D", "0"}).exit()).isEqualTo(2);
-        assertThat(roce4j(environment, new String[] {"send-bw", "-a"}).exit()).isEqualTo(2);
         assertThat(roce4j(environment, new String[] {"atomic-lat", "-s", "64"}).exit()).isEqualTo(2);
         assertThat(roce4j(environment, new String[] {"write-lat", "-q", "2"}).exit()).isEqualTo(2);
         assertThat(roce4j(environment, new String[] {"read-lat", "-A", "CMP_AND_SWAP"}).exit()).isEqualTo(2);
