@@ -2,16 +2,23 @@ package org.roce4j.tools;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.Map;
+import java.util.TreeMap;
 
+import org.roce4j.wire.DropReason;
+import org.roce4j.emulator.RnicCounter;
 import org.roce4j.emulator.udp.UdpRnic;
 
 /**
  * {@code -d emu:ADDRESS} / {@code -d emu:IFNAME}: an emulated RNIC speaking RoCEv2 on UDP port 4791
  * of that address or interface ({@link UdpRnic}), made for one command run and closed after it.
+ * With the environment variable {@value #COUNTERS_VARIABLE} set, closing it first prints the link's
+ * and the RNIC's counters (and the non-zero drop reasons) to stderr, for diagnosing interop runs.
  */
 final class EmuDevices {
     /** The device name {@code -d emu:...} devices get (what the pingpongs and devinfo print). */
     static final String NAME = "emu0";
+    static final String COUNTERS_VARIABLE = "ROCE4J_EMU_COUNTERS";
 
     private EmuDevices() {}
 
@@ -19,9 +26,32 @@ final class EmuDevices {
     static DeviceSelector.Selection open(String spec) {
         try {
             UdpRnic rnic = UdpRnic.open(NAME, spec);
-            return new DeviceSelector.Selection(rnic.device(), rnic);
+            AutoCloseable owner = System.getenv(COUNTERS_VARIABLE) == null ? rnic : () -> {
+                System.err.println(counters(rnic));
+                rnic.close();
+            };
+            return new DeviceSelector.Selection(rnic.device(), owner);
         } catch (IOException e) {
             throw new UncheckedIOException("emu:" + spec + ": " + e.getMessage(), e);
         }
+    }
+
+    /** The link's counters, the RNIC's non-zero counters and drop reasons, and the bound addresses. */
+    static String counters(UdpRnic rnic) {
+        Map<String, Long> rnicCounters = new TreeMap<>();
+        for (Map.Entry<RnicCounter, Long> c : rnic.rnic().counters().entrySet()) {
+            if (c.getValue() != 0) {
+                rnicCounters.put(c.getKey().name(), c.getValue());
+            }
+        }
+        Map<String, Long> drops = new TreeMap<>();
+        for (DropReason reason : DropReason.values()) {
+            long n = rnic.rnic().dropped(reason);
+            if (n != 0) {
+                drops.put(reason.name(), n);
+            }
+        }
+        return "emu: bound " + rnic.boundAddresses() + "\nemu: " + rnic.linkCounters() + "\nemu: rnic " + rnicCounters
+                + "\nemu: drops " + drops;
     }
 }

@@ -1,76 +1,116 @@
 package org.roce4j.tools;
 
-import static org.roce4j.tools.VerbsSteps.act;
-import static org.roce4j.tools.VerbsSteps.step;
-
 import java.io.PrintWriter;
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.VarHandle;
-import java.util.Arrays;
-import java.util.EnumSet;
-import java.util.Locale;
 import java.util.function.IntConsumer;
 import java.util.random.RandomGenerator;
 
-import org.roce4j.verbs.AccessFlag;
-import org.roce4j.verbs.AhAttr;
 import org.roce4j.verbs.Context;
-import org.roce4j.verbs.Cq;
-import org.roce4j.verbs.Gid;
-import org.roce4j.verbs.Mr;
+import org.roce4j.verbs.DeviceAttr;
 import org.roce4j.verbs.Mtu;
-import org.roce4j.verbs.Pd;
 import org.roce4j.verbs.PortAttr;
-import org.roce4j.verbs.Qp;
-import org.roce4j.verbs.QpAttr;
-import org.roce4j.verbs.QpCap;
-import org.roce4j.verbs.QpInitAttr;
-import org.roce4j.verbs.QpState;
-import org.roce4j.verbs.QpType;
-import org.roce4j.verbs.SendWr;
-import org.roce4j.verbs.WcStatus;
-import org.roce4j.verbs.WorkCompletion;
 
 /**
- * One run of perftest's {@code ib_write_lat} or {@code ib_write_bw} (RC, one QP), against the
- * Verbs API alone, speaking perftest 6.06's TCP script ({@link PerftestHandshake}) so that either
- * side can be the C tool:
- * <ul>
- *   <li>both: version, cycle buffer, cache line, MTU; then write_lat one extra record exchange; the
- *       per-QP records; connect; the per-QP records again; one more exchange;</li>
- *   <li>write_lat: ping-pong of RDMA WRITEs, each side writing the iteration number into the last
- *       byte of the peer's buffer and polling the last byte of its own; no exchange after it;</li>
- *   <li>write_bw: the client posts WRITEs keeping up to tx-depth outstanding; the server only waits
- *       in the record exchange that ends the test; then the report exchange (the server prints the
- *       client's numbers) and {@code ctx_close_connection} (a record exchange and "done\0").</li>
- * </ul>
+ * One run of a perftest 6.06 tool ({@code ib_write_lat}, {@code ib_write_bw}, {@code ib_read_lat},
+ * {@code ib_read_bw}, {@code ib_send_lat}, {@code ib_send_bw}, {@code ib_atomic_lat}, {@code
+ * ib_atomic_bw}) over RC, against the Verbs API alone, speaking perftest's TCP script
+ * ({@link PerftestHandshake}) so that either side can be the C tool. The script, as the captures
+ * of C against C show it (Debian's perftest 4.5-0.17, version string 6.06):
+ * <ol>
+ *   <li>version, cycle buffer, cache line, MTU;</li>
+ *   <li>latency tests: one record exchange; then one record exchange per QP; connect the QPs; one
+ *       record exchange per QP again, then one more (not send_lat); SEND tests then post their
+ *       receives and sync with one more record exchange (before each message size; send_bw -a
+ *       syncs once more after each size);</li>
+ *   <li>the test ({@link PerftestTraffic});</li>
+ *   <li>write_lat: nothing more. read_lat, atomic_lat, send_lat, send_bw: {@code
+ *       ctx_close_connection} (a record exchange and "done\0"). write_bw, read_bw, atomic_bw: a
+ *       record exchange, the bandwidth report (the server prints the client's numbers), then
+ *       {@code ctx_close_connection}.</li>
+ * </ol>
+ * Only write_lat and send_lat have both sides send; in the other tests the server's QP is only a
+ * target (send_bw: a receiver), and read_lat's and atomic_lat's server prints no result row.
  */
 final class Perftest {
+    enum Verb { WRITE, READ, SEND, ATOMIC }
+
+    /** {@code -A}: perftest's atomic types. */
+    enum Atomic { CMP_AND_SWAP, FETCH_AND_ADD }
+
     enum Test {
-        WRITE_LAT("RDMA_Write Latency Test"), WRITE_BW("RDMA_Write BW Test");
+        WRITE_LAT(Verb.WRITE, true, "RDMA_Write Latency Test"),
+        WRITE_BW(Verb.WRITE, false, "RDMA_Write BW Test"),
+        READ_LAT(Verb.READ, true, "RDMA_Read Latency Test"),
+        READ_BW(Verb.READ, false, "RDMA_Read BW Test"),
+        SEND_LAT(Verb.SEND, true, "Send Latency Test"),
+        SEND_BW(Verb.SEND, false, "Send BW Test"),
+        ATOMIC_LAT(Verb.ATOMIC, true, "Latency Test"),
+        ATOMIC_BW(Verb.ATOMIC, false, "BW Test");
 
-        final String title;
+        private final Verb verb;
+        private final boolean latency;
+        private final String title;
 
-        Test(String title) {
+        Test(Verb verb, boolean latency, String title) {
+            this.verb = verb;
+            this.latency = latency;
             this.title = title;
+        }
+
+        Verb verb() {
+            return verb;
+        }
+
+        boolean latency() {
+            return latency;
+        }
+
+        /** The banner line; atomics name their type ("Atomic FETCH_AND_ADD BW Test"). */
+        String title(Atomic atomic) {
+            return verb == Verb.ATOMIC ? "Atomic " + atomic + " " + title : title;
+        }
+
+        /** Both sides post requests (the ping-pongs); otherwise only the client does. */
+        boolean bothSidesSend() {
+            return latency && (verb == Verb.WRITE || verb == Verb.SEND);
+        }
+
+        /** The client's bandwidth numbers go to the server in the report exchange. */
+        boolean reportsToServer() {
+            return !latency && verb != Verb.SEND;
         }
     }
 
-    record Options(Test test, String host, int port, String ibDev, int ibPort, int gidIndex, long size, int iters,
-                   Mtu mtu, int txDepth) {
+    /**
+     * A run's parameters. {@code size} is the message size of a single-size run; {@code allSizes}
+     * ({@code -a}) runs 2, 4, ... 2^23 instead. {@code duration} is {@code -D} in seconds, 0 for a run of
+     * {@code iters} iterations. {@code mtu} null means the port's active MTU.
+     */
+    record Options(Test test, String host, int port, String ibDev, int ibPort, int gidIndex, long size, boolean allSizes,
+                   int iters, int duration, Mtu mtu, int txDepth, int qps, Atomic atomic) {
+        static final int ALL_SIZES_LOG2 = 23;
+
+        long maxSize() {
+            return allSizes ? 1L << ALL_SIZES_LOG2 : size;
+        }
+
+        long[] sizes() {
+            if (!allSizes) {
+                return new long[] {size};
+            }
+            long[] sizes = new long[ALL_SIZES_LOG2];
+            for (int i = 0; i < sizes.length; i++) {
+                sizes[i] = 2L << i;
+            }
+            return sizes;
+        }
     }
 
-    static final String RESULT_LINE = "-".repeat(87);
-    static final String LAT_HEADER = " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]"
-            + "    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] ";
-    static final String BW_HEADER = " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]";
-    static final int CYCLE_BUFFER = 4096;
     static final int CACHE_LINE = 64;
-    private static final double MEGA_BYTE = 0x100000;
-    private static final long STALL_NANOS = 60_000_000_000L;
-    private static final VarHandle BYTE = ValueLayout.JAVA_BYTE.varHandle();
+    /** perftest's default CQ moderation of the bandwidth tests, capped by the iterations. */
+    static final int CQ_MODERATION = 100;
+    /** How long write_lat keeps its QP after a {@code -D} run. */
+    static final long LINGER_MILLIS = 1000;
 
     private final Options options;
     private final PrintWriter out;
@@ -79,12 +119,6 @@ final class Perftest {
     private final IntConsumer listening;
     private final RandomGenerator random;
     private final VerbsSteps steps = new VerbsSteps();
-
-    private Cq cq;
-    private Qp qp;
-    private Mr mr;
-    private MemorySegment buffer;
-    private long half;
 
     Perftest(Options options, PrintWriter out, PrintWriter err, DeviceSelector devices, IntConsumer listening,
              RandomGenerator random) {
@@ -100,8 +134,8 @@ final class Perftest {
         return options.host() != null;
     }
 
-    private boolean lat() {
-        return options.test() == Test.WRITE_LAT;
+    private Test test() {
+        return options.test();
     }
 
     /** Runs the test; returns the exit code (0, or 1 after printing why to stderr). */
@@ -136,7 +170,8 @@ final class Perftest {
     private int run(DeviceSelector.Selection selection, Arena arena) throws PingpongFailure {
         try {
             Context context = steps.open("Couldn't get context for the device", () -> selection.device().open());
-            PortAttr port = step("Unable to query port info", () -> context.queryPort(options.ibPort()));
+            PortAttr port = VerbsSteps.step("Unable to query port info", () -> context.queryPort(options.ibPort()));
+            DeviceAttr device = VerbsSteps.step("Couldn't query device", context::queryDevice);
             Mtu mtu = options.mtu() != null ? options.mtu() : port.activeMtu();
             if (!client()) {
                 out.println("\n************************************\n* Waiting for client to connect... *\n"
@@ -147,36 +182,40 @@ final class Perftest {
                     ? PerftestHandshake.connect(options.host(), options.port())
                     : PerftestHandshake.accept(options.port(), listening)) {
                 comm.exchangeVersion(PerftestHandshake.VERSION);
-                comm.exchangeMax(CYCLE_BUFFER);
+                comm.exchangeMax(PerftestResources.CYCLE_BUFFER);
                 comm.exchangeMax(CACHE_LINE);
                 mtu = comm.exchangeMtu(mtu);
-                PerftestAddress mine = setUp(context, arena);
-                printInfo(selection, mtu);
-                if (lat()) {
-                    comm.handShake(mine);
+                // out_reads: the device's max_qp_rd_atom for READ and atomics (perftest's default -o), else 1.
+                int outReads = test().verb() == Verb.READ || test().verb() == Verb.ATOMIC ? device.maxQpRdAtom() : 1;
+                PerftestResources res = PerftestResources.create(context, arena, steps, options, sendDepth(),
+                        test().verb() == Verb.SEND ? PerftestTraffic.recvDepth(options) : 1);
+                PerftestAddress[] mine = res.addresses(context, options, outReads, random);
+                printInfo(selection, mtu, outReads);
+                if (test().latency()) {
+                    comm.handShake(mine[0]);
                 }
-                PerftestAddress remote = comm.handShake(mine);
-                out.println(mine.describe("local"));
-                out.println(remote.describe("remote"));
-                out.println(RESULT_LINE);
-                out.flush();
-                connect(mine, remote, mtu);
-                comm.handShake(mine);
-                comm.handShake(mine);
-                if (lat()) {
-                    out.println(LAT_HEADER);
-                    out.println(latencyRow(pingpong(remote)));
-                    out.println(RESULT_LINE);
-                    return 0;
+                PerftestAddress[] remote = new PerftestAddress[mine.length];
+                for (int i = 0; i < mine.length; i++) {
+                    remote[i] = comm.handShake(mine[i]);
                 }
-                PerftestHandshake.BwReport report = client() ? bandwidth(remote) : PerftestHandshake.BwReport.NONE;
-                comm.handShake(mine);
-                PerftestHandshake.BwReport theirs = comm.exchangeBwReport(report);
-                out.println(BW_HEADER);
-                out.println(bandwidthRow(client() ? report : theirs));
-                out.println(RESULT_LINE);
+                describe(mine, "local");
+                describe(remote, "remote");
+                out.println(PerftestReport.RESULT_LINE);
                 out.flush();
-                comm.closeConnection(mine);
+                res.connect(mine, remote, mtu, options, device.maxQpInitRdAtom());
+                PerftestTraffic traffic = new PerftestTraffic(res, options);
+                // After the connect: each QP's record again, then one more (not send_lat, which syncs per size).
+                for (PerftestAddress address : mine) {
+                    comm.handShake(address);
+                }
+                if (test() != Test.SEND_LAT) {
+                    comm.handShake(mine[0]);
+                }
+                if (test().latency()) {
+                    latency(comm, mine[0], remote[0], traffic);
+                } else {
+                    bandwidth(comm, mine[0], remote, traffic);
+                }
                 return 0;
             }
         } finally {
@@ -184,188 +223,202 @@ final class Perftest {
         }
     }
 
-    private PerftestAddress setUp(Context context, Arena arena) throws PingpongFailure {
-        long bytes = Math.max(options.size(), 1);
-        // write_lat: the peer writes into the first half, we write from the second.
-        half = ((bytes + CYCLE_BUFFER - 1) / CYCLE_BUFFER) * CYCLE_BUFFER;
-        buffer = arena.allocate(lat() ? 2 * half : half, CYCLE_BUFFER);
-        Pd pd = steps.open("Couldn't allocate PD", context::allocPd);
-        mr = steps.open("Couldn't allocate MR", () -> pd.regMr(buffer,
-                EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ)));
-        cq = steps.open("Couldn't create CQ", () -> context.createCq(options.txDepth() + 1, null, 0));
-        qp = steps.open("Couldn't create QP", () -> pd.createQp(new QpInitAttr(QpType.RC, cq, cq, null,
-                new QpCap(options.txDepth(), 1, 1, 1, 0), false)));
-        act("Failed to modify QP to INIT", () -> qp.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0)
-                .portNum(options.ibPort()).qpAccessFlags(EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ))));
-        Gid gid = step("Couldn't read sgid of index " + options.gidIndex(),
-                () -> context.queryGid(options.ibPort(), options.gidIndex()));
-        return new PerftestAddress(0, 1, qp.qpNum(), random.nextInt() & 0xFFFFFF, mr.rkey(), mr.address(), gid, 0);
+    private int sendDepth() {
+        return test().latency() ? 1 : options.txDepth();
     }
 
-    private void printInfo(DeviceSelector.Selection selection, Mtu mtu) {
-        out.println(RESULT_LINE);
-        out.println("                    " + options.test().title);
-        out.println(" Dual-port       : OFF\t\tDevice         : " + selection.device().name());
-        out.println(" Number of qps   : 1\t\tTransport type : IB");
-        out.println(" Connection type : RC\t\tUsing SRQ      : OFF");
-        out.println(" TX depth        : " + options.txDepth());
-        out.println(" Mtu             : " + mtu.bytes() + "[B]");
-        out.println(" Link type       : Ethernet");
-        out.println(" GID index       : " + options.gidIndex());
-        out.println(" Max inline data : 0[B]");
-        out.println(" rdma_cm QPs\t : OFF");
-        out.println(" Data ex. method : Ethernet");
-        out.println(RESULT_LINE);
+    private void latency(PerftestHandshake comm, PerftestAddress mine, PerftestAddress remote, PerftestTraffic traffic)
+            throws PingpongFailure {
+        boolean measuring = client() || test().bothSidesSend();
+        int rttFactor = test().verb() == Verb.READ || test().verb() == Verb.ATOMIC ? 1 : 2;
+        if (options.duration() > 0) {
+            latencyFor(comm, mine, remote, traffic, measuring, rttFactor);
+            return;
+        }
+        if (measuring) {
+            out.println(PerftestReport.LAT_HEADER);
+            out.flush();
+        }
+        for (long size : options.sizes()) {
+            long[] posted;
+            switch (test().verb()) {
+                case WRITE -> posted = traffic.writePingpong((int) size, remote);
+                case SEND -> {
+                    // send_lat posts the receives for each size, then syncs so that no SEND finds none.
+                    traffic.postReceives((int) size);
+                    comm.handShake(mine);
+                    posted = traffic.sendPingpong((int) size);
+                }
+                default -> posted = client() ? traffic.roundTrips((int) size, remote) : null;
+            }
+            if (posted != null) {
+                out.println(PerftestReport.latencyRow(size, posted, rttFactor));
+                out.flush();
+            }
+        }
+        if (measuring) {
+            out.println(PerftestReport.RESULT_LINE);
+        }
+        if (test().verb() != Verb.WRITE) {
+            out.flush();
+            comm.closeConnection(mine);
+        }
+    }
+
+    /** {@code -D}: one size, the measuring side prints the duration row; write_lat lingers (below). */
+    private void latencyFor(PerftestHandshake comm, PerftestAddress mine, PerftestAddress remote,
+                            PerftestTraffic traffic, boolean measuring, int rttFactor) throws PingpongFailure {
+        int size = (int) options.size();
+        if (test().verb() == Verb.SEND) {
+            traffic.postReceives(size);
+            comm.handShake(mine);
+        }
+        if (measuring) {
+            out.println(PerftestReport.LAT_DURATION_HEADER);
+            out.flush();
+            PerftestTraffic.Counted counted = traffic.latencyFor(size, remote, PerftestDuration.start(options.duration()));
+            if (counted.iterations() == 0) {
+                throw new PingpongFailure(" No iteration completed while sampling");
+            }
+            out.println(PerftestReport.latencyDurationRow(size, counted, rttFactor));
+            out.println(PerftestReport.RESULT_LINE);
+            out.flush();
+        }
+        if (test().verb() == Verb.WRITE) {
+            // write_lat ends without a word: keep the QP a moment so that the peer's last WRITE,
+            // posted just before its own clock ran out, still gets its ACK.
+            try {
+                Thread.sleep(LINGER_MILLIS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return;
+        }
+        comm.closeConnection(mine);
+    }
+
+    private void bandwidth(PerftestHandshake comm, PerftestAddress mine, PerftestAddress[] remote,
+                           PerftestTraffic traffic) throws PingpongFailure {
+        long size = options.size();
+        if (options.duration() > 0) {
+            bandwidthFor(comm, mine, remote, traffic);
+            return;
+        }
+        if (test().verb() == Verb.SEND) {
+            // send_bw: per size, the server posts its receives, a sync, the run, each side's own row;
+            // with -a one more sync after each size (send_bw -a between two C tools).
+            out.println(PerftestReport.BW_HEADER);
+            for (long each : options.sizes()) {
+                if (!client()) {
+                    traffic.postReceives((int) each);
+                }
+                comm.handShake(mine);
+                PerftestHandshake.BwReport report = client() ? traffic.bandwidth((int) each, remote)
+                        : traffic.receiveAll((int) each);
+                out.println(PerftestReport.bandwidthRow(report));
+                out.flush();
+                if (options.allSizes()) {
+                    comm.handShake(mine);
+                }
+            }
+            out.println(PerftestReport.RESULT_LINE);
+            out.flush();
+            comm.closeConnection(mine);
+            return;
+        }
+        // With -a the client runs every size back to back (a row each); only the last size's report
+        // goes to the server, which prints that one row (write_bw -a between two C tools).
+        PerftestHandshake.BwReport report = PerftestHandshake.BwReport.NONE;
+        if (client()) {
+            out.println(PerftestReport.BW_HEADER);
+            for (long each : options.sizes()) {
+                report = traffic.bandwidth((int) each, remote);
+                out.println(PerftestReport.bandwidthRow(report));
+                out.flush();
+            }
+            out.println(PerftestReport.RESULT_LINE);
+        }
+        comm.handShake(mine);
+        PerftestHandshake.BwReport theirs = comm.exchangeBwReport(report);
+        if (!client()) {
+            printBandwidth(theirs);
+        }
+        comm.closeConnection(mine);
+    }
+
+    /** {@code -D} bandwidth: the same script, the numbers of the sample (peak 0.00). */
+    private void bandwidthFor(PerftestHandshake comm, PerftestAddress mine, PerftestAddress[] remote,
+                              PerftestTraffic traffic) throws PingpongFailure {
+        int size = (int) options.size();
+        if (test().verb() == Verb.SEND) {
+            if (!client()) {
+                traffic.postReceives(size);
+            }
+            comm.handShake(mine);
+        }
+        PerftestHandshake.BwReport report = PerftestHandshake.BwReport.NONE;
+        if (client()) {
+            report = PerftestReport.bandwidth(size,
+                    traffic.bandwidthFor(size, remote, PerftestDuration.start(options.duration())));
+        } else if (test().verb() == Verb.SEND) {
+            report = PerftestReport.bandwidth(size, traffic.receiveFor(size, PerftestDuration.start(options.duration())));
+        }
+        if (test().verb() == Verb.SEND) {
+            printBandwidth(report);
+        } else {
+            if (client()) {
+                printBandwidth(report);
+            }
+            comm.handShake(mine);
+            PerftestHandshake.BwReport theirs = comm.exchangeBwReport(report);
+            if (!client()) {
+                printBandwidth(theirs);
+            }
+        }
+        comm.closeConnection(mine);
+    }
+
+    private void printBandwidth(PerftestHandshake.BwReport report) {
+        out.println(PerftestReport.BW_HEADER);
+        out.println(PerftestReport.bandwidthRow(report));
+        out.println(PerftestReport.RESULT_LINE);
         out.flush();
     }
 
-    private void connect(PerftestAddress mine, PerftestAddress remote, Mtu mtu) throws PingpongFailure {
-        AhAttr path = new AhAttr(remote.gid(), options.gidIndex(), 0, 0xFF, 0, 0, options.ibPort());
-        act("Failed to modify QP to RTR", () -> qp.modify(new QpAttr().qpState(QpState.RTR).pathMtu(mtu)
-                .destQpNum(remote.qpn()).rqPsn(remote.psn()).ahAttr(path).maxDestRdAtomic(1).minRnrTimer(12)));
-        act("Failed to modify QP to RTS", () -> qp.modify(new QpAttr().qpState(QpState.RTS).sqPsn(mine.psn())
-                .timeout(14).retryCnt(7).rnrRetry(7).maxRdAtomic(1)));
+    private void describe(PerftestAddress[] addresses, String side) {
+        boolean memory = test().verb() == Verb.WRITE || test().verb() == Verb.READ;
+        for (PerftestAddress address : addresses) {
+            out.println(address.describe(side, test().verb() == Verb.READ, memory));
+        }
     }
 
-    /** write_lat's run_iter_lat_write; returns the post times (ns) of the iterations. */
-    private long[] pingpong(PerftestAddress remote) throws PingpongFailure {
-        int size = (int) options.size();
-        long pollAt = size - 1;
-        long postAt = half + size - 1;
-        SendWr write = SendWr.rdmaWrite(1, mr, half, size, remote.vaddr(), remote.rkey()).signaled(true);
-        long[] posted = new long[options.iters()];
-        int scnt = 0;
-        int rcnt = 0;
-        int outstanding = 0;
-        while (scnt < options.iters() || rcnt < options.iters()) {
-            if (rcnt < options.iters() && !(scnt < 1 && client())) {
-                rcnt++;
-                long since = System.nanoTime();
-                while ((byte) BYTE.getVolatile(buffer, pollAt) != (byte) rcnt) {
-                    if (System.nanoTime() - since > STALL_NANOS || Thread.currentThread().isInterrupted()) {
-                        throw new PingpongFailure("Couldn't get the peer's write number " + rcnt);
-                    }
-                    Thread.onSpinWait();
-                }
-            }
-            if (scnt < options.iters()) {
-                posted[scnt] = System.nanoTime();
-                BYTE.setVolatile(buffer, postAt, (byte) ++scnt);
-                while (outstanding >= options.txDepth()) {
-                    outstanding -= drain();
-                }
-                act("Couldn't post send: scnt=" + scnt, () -> qp.postSend(write));
-                outstanding++;
-            }
-            outstanding -= drain();
+    /** ctx_print_test_info, with the lines that mean something for roce4j. */
+    private void printInfo(DeviceSelector.Selection selection, Mtu mtu, int outReads) {
+        out.println(PerftestReport.RESULT_LINE);
+        out.println("                    " + test().title(options.atomic()));
+        out.println(" Dual-port       : OFF\t\tDevice         : " + selection.device().name());
+        out.println(" Number of qps   : " + options.qps() + "\t\tTransport type : IB");
+        out.println(" Connection type : RC\t\tUsing SRQ      : OFF");
+        if (test().verb() == Verb.SEND && !client()) {
+            out.println(" RX depth        : " + PerftestTraffic.recvDepth(options));
+        } else if (client() || test().bothSidesSend()) {
+            out.println(" TX depth        : " + (test().latency() ? 1 : Math.min(options.txDepth(), options.iters())));
         }
-        long since = System.nanoTime();
-        while (outstanding > 0) {
-            outstanding -= drain();
-            if (System.nanoTime() - since > STALL_NANOS) {
-                throw new PingpongFailure("Couldn't poll the last completions");
-            }
+        if (!test().latency()) {
+            out.println(" CQ Moderation   : " + Math.min(CQ_MODERATION, options.iters()));
         }
-        return posted;
-    }
-
-    private final WorkCompletion[] wc = new WorkCompletion[16];
-
-    private int drain() throws PingpongFailure {
-        int n = cq.poll(wc);
-        for (int i = 0; i < n; i++) {
-            if (wc[i].status() != WcStatus.SUCCESS) {
-                throw new PingpongFailure(String.format(" Completion with error at %s:%n Failed status %d: wr_id %d",
-                        client() ? "client" : "server", wc[i].status().value(), (int) wc[i].wrId()));
-            }
+        out.println(" Mtu             : " + mtu.bytes() + "[B]");
+        out.println(" Link type       : Ethernet");
+        out.println(" GID index       : " + options.gidIndex());
+        if (test().verb() == Verb.READ || test().verb() == Verb.ATOMIC) {
+            out.println(" Outstand reads  : " + outReads);
+        } else {
+            out.println(" Max inline data : 0[B]");
         }
-        return n;
-    }
-
-    /** write_bw's client side (run_iter_bw): WRITEs with up to tx-depth outstanding, every one signaled. */
-    private PerftestHandshake.BwReport bandwidth(PerftestAddress remote) throws PingpongFailure {
-        int iters = options.iters();
-        int size = (int) options.size();
-        SendWr write = SendWr.rdmaWrite(1, mr, 0, size, remote.vaddr(), remote.rkey()).signaled(true);
-        long[] posted = new long[iters];
-        long[] completed = new long[iters];
-        int scnt = 0;
-        int ccnt = 0;
-        long last = System.nanoTime();
-        while (ccnt < iters) {
-            while (scnt < iters && scnt - ccnt < options.txDepth()) {
-                posted[scnt] = System.nanoTime();
-                int number = scnt + 1;
-                act("Couldn't post send: scnt=" + number, () -> qp.postSend(write));
-                scnt++;
-            }
-            int n = drain();
-            long now = System.nanoTime();
-            for (int i = 0; i < n; i++) {
-                completed[ccnt++] = now;
-            }
-            if (n > 0) {
-                last = now;
-            } else if (now - last > STALL_NANOS || Thread.currentThread().isInterrupted()) {
-                throw new PingpongFailure("Couldn't poll a completion: scnt=" + scnt + " ccnt=" + ccnt);
-            }
-        }
-        return bwReport(size, posted, completed);
-    }
-
-    /**
-     * The numbers of perftest's print_report_bw: average over the whole run, peak from the best
-     * (completed[j] - posted[i]) / (j - i + 1), MB = 2^20 bytes, message rate in millions a second.
-     */
-    static PerftestHandshake.BwReport bwReport(long size, long[] posted, long[] completed) {
-        int n = posted.length;
-        double total = (completed[n - 1] - posted[0]) / 1e9;
-        double best = Double.MAX_VALUE;
-        int step = Math.max(1, n / 2000); // bounded O(n^2) for long runs
-        for (int i = 0; i < n; i += step) {
-            for (int j = i; j < n; j++) {
-                best = Math.min(best, (completed[j] - posted[i]) / 1e9 / (j - i + 1));
-            }
-        }
-        double average = size * n / total / MEGA_BYTE;
-        double peak = best > 0 ? size / best / MEGA_BYTE : average;
-        return new PerftestHandshake.BwReport(size, n, peak, average, n / total / 1e6);
-    }
-
-    static String bandwidthRow(PerftestHandshake.BwReport r) {
-        return String.format(Locale.ROOT, " %-7d    %-10d       %-7.2f            %-7.2f\t\t   %-7.6f", r.size(), r.iters(),
-                r.bwPeak(), r.bwAverage(), r.msgRate());
-    }
-
-    /** print_report_lat for WRITE: half of each interval between consecutive posts, sorted. */
-    String latencyRow(long[] posted) {
-        return latencyRow(options.size(), posted);
-    }
-
-    static String latencyRow(long size, long[] posted) {
-        int n = posted.length - 1;
-        double[] delta = new double[n];
-        for (int i = 0; i < n; i++) {
-            delta[i] = (posted[i + 1] - posted[i]) / 1000.0 / 2;
-        }
-        Arrays.sort(delta);
-        double sum = 0;
-        for (double d : delta) {
-            sum += d;
-        }
-        double average = sum / n;
-        double squares = 0;
-        for (double d : delta) {
-            squares += (d - average) * (d - average);
-        }
-        double stdev = Math.sqrt(squares / n);
-        return String.format(Locale.ROOT, " %-7d %d          %-7.2f        %-7.2f      %-7.2f  \t       %-7.2f     \t%-7.2f"
-                        + "\t\t%-7.2f \t\t%-7.2f", size, posted.length, delta[0], delta[n - 1], delta[n / 2], average, stdev,
-                delta[percentile(n, 0.99)], delta[percentile(n, 0.999)]);
-    }
-
-    private static int percentile(int n, double p) {
-        return Math.min(n - 1, Math.max(0, (int) Math.ceil(n * p) - 1));
+        out.println(" rdma_cm QPs\t : OFF");
+        out.println(" Data ex. method : Ethernet");
+        out.println(PerftestReport.RESULT_LINE);
+        out.flush();
     }
 
     private void tearDown() {

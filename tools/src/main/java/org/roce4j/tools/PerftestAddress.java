@@ -78,9 +78,24 @@ record PerftestAddress(int lid, int outReads, int qpn, int psn, int rkey, long v
      * decimal, {@code " GID: %02d:..."}.
      */
     String describe(String side) {
+        return describe(side, false, true);
+    }
+
+    /**
+     * {@link #describe(String)} as each test prints it: READ tests add {@code " OUT %#04x"} (out_reads)
+     * after the PSN; SEND and atomic tests print neither RKey nor VAddr (seen in perftest 6.06's output).
+     */
+    String describe(String side, boolean outReadsShown, boolean memoryShown) {
         StringBuilder line = new StringBuilder(" " + side + " address: LID " + alternateHex(lid, 4) + " QPN "
-                + alternateHex(qpn, 6) + " PSN " + alternateHex(psn, 6) + " RKey "
-                + alternateHex(Integer.toUnsignedLong(rkey), 8) + " VAddr " + alternateHex(vaddr, 16) + "\n GID: ");
+                + alternateHex(qpn, 6) + " PSN " + alternateHex(psn, 6));
+        if (outReadsShown) {
+            line.append(" OUT ").append(alternateHex(outReads, 4));
+        }
+        if (memoryShown) {
+            line.append(" RKey ").append(alternateHex(Integer.toUnsignedLong(rkey), 8)).append(" VAddr ")
+                    .append(alternateHex(vaddr, 16));
+        }
+        line.append("\n GID: ");
         byte[] raw = gid.raw();
         for (int i = 0; i < raw.length; i++) {
             line.append(String.format(Locale.ROOT, i == 0 ? "%02d" : ":%02d", raw[i] & 0xFF));

@@ -4,6 +4,7 @@ import java.security.SecureRandom;
 import java.util.concurrent.Callable;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -11,8 +12,10 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * The options perftest's write tools share, with perftest's letters and defaults; one subclass per
- * tool. Exit 0 on success, 1 when the run fails, 2 for a usage error.
+ * The perftest 6.06 tools' command lines, with perftest's letters and defaults; each tool takes the
+ * options its C twin takes ({@code -s}/{@code -a} all but the atomics, {@code -q}/{@code -t} the
+ * bandwidth tests, {@code -A} the atomics). Exit 0 on success, 1 when the run fails, 2 for a usage
+ * error.
  */
 abstract class PerftestCommand implements Callable<Integer>, PeerEnvironment.User {
     @Spec
@@ -38,10 +41,6 @@ abstract class PerftestCommand implements Callable<Integer>, PeerEnvironment.Use
             description = "GID index of the local port (RoCE; default ${DEFAULT-VALUE})")
     int gidIndex;
 
-    @Option(names = {"-s", "--size"}, paramLabel = "SIZE", converter = PingpongCommand.CNumber.class,
-            description = "size of message to exchange")
-    Integer size;
-
     @Option(names = {"-n", "--iters"}, paramLabel = "ITERS", converter = PingpongCommand.CNumber.class,
             description = "number of exchanges (at least 5)")
     Integer iters;
@@ -50,11 +49,11 @@ abstract class PerftestCommand implements Callable<Integer>, PeerEnvironment.Use
             description = "MTU size: 256 - 4096 (default the port's active MTU)")
     Integer mtuBytes;
 
-    @Option(names = {"-q", "--qp"}, paramLabel = "NUM", defaultValue = "1", converter = PingpongCommand.CNumber.class,
-            description = "number of QPs (only 1 for now)")
-    int qps;
+    @Option(names = {"-D", "--duration"}, paramLabel = "SECONDS", converter = PingpongCommand.CNumber.class,
+            description = "run for SECONDS instead of a number of iterations, measuring all but a margin at each end")
+    Integer duration;
 
-    @Option(names = {"-F", "--CPU-freq"}, description = "do not fail on CPU frequency warnings (accepted, no effect)")
+    @Option(names = {"-F", "--CPU-freq"}, description = "do not warn about CPU frequency scaling (roce4j never does)")
     boolean cpuFreq;
 
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help and exit")
@@ -69,75 +68,123 @@ abstract class PerftestCommand implements Callable<Integer>, PeerEnvironment.Use
 
     abstract Perftest.Test test();
 
-    abstract int defaultSize();
+    /** perftest's default iterations: 1000, but 5000 for write_bw. */
+    int defaultIters() {
+        return 1000;
+    }
 
-    abstract int defaultIters();
+    /** {@code -s}/{@code -a}; the atomics have neither (8-byte operations). */
+    Sizes sizes() {
+        return null;
+    }
 
-    int txDepth() {
-        return 1;
+    /** {@code -q}/{@code -t}; the latency tests have neither (one QP, one request in flight). */
+    Depths depths() {
+        return null;
+    }
+
+    Perftest.Atomic atomic() {
+        return Perftest.Atomic.FETCH_AND_ADD;
     }
 
     @Override
     public Integer call() {
-        int messageSize = size == null ? defaultSize() : size;
+        Sizes sizes = sizes();
+        Depths depths = depths();
+        boolean latency = test().latency();
+        int messageSize = sizes == null ? 8 : sizes.size != null ? sizes.size : latency ? 2 : 65536;
+        boolean allSizes = sizes != null && sizes.all;
         int iterations = iters == null ? defaultIters() : iters;
+        int qps = depths == null ? 1 : depths.qps;
+        int txDepth = depths == null ? 1 : depths.txDepth;
         if (port < 0 || port > 65535) {
-            throw new ParameterException(spec.commandLine(), "port " + port + " is not a TCP port (0..65535)");
+            throw usage("port " + port + " is not a TCP port (0..65535)");
         }
-        if (messageSize < 1) {
-            throw new ParameterException(spec.commandLine(), " Size should be larger than 0");
+        if (duration != null && duration < 1) {
+            throw usage("-D/--duration: the duration must be 1 second or more");
         }
-        if (iterations < 5) {
-            throw new ParameterException(spec.commandLine(), " Iteration num should be between 5 and 100000000");
+        if (duration != null && allSizes) {
+            throw usage("-a and -D cannot be used together");
         }
-        if (qps != 1) {
-            throw new ParameterException(spec.commandLine(), "-q: only one QP is supported so far");
+        if (messageSize < 1 || messageSize > 1 << Perftest.Options.ALL_SIZES_LOG2) {
+            throw usage(" Size should be between 1 and " + (1 << Perftest.Options.ALL_SIZES_LOG2));
         }
-        if (txDepth() < 1) {
-            throw new ParameterException(spec.commandLine(), "-t must be 1 or more");
+        if (iterations < 5 || iterations > 100_000_000) {
+            throw usage(" Iteration num should be between 5 and 100000000");
         }
-        Perftest.Options options = new Perftest.Options(test(), host, port, ibDev, ibPort, gidIndex, messageSize, iterations,
-                mtuBytes == null ? null : PingpongCommand.parseMtu(spec, mtuBytes), txDepth());
+        if (qps < 1 || qps > 16) {
+            throw usage("-q: roce4j runs 1 to 16 QPs");
+        }
+        if (txDepth < 1) {
+            throw usage("-t must be 1 or more");
+        }
+        Perftest.Options options = new Perftest.Options(test(), host, port, ibDev, ibPort, gidIndex, messageSize, allSizes,
+                iterations, duration == null ? 0 : duration, mtuBytes == null ? null : PingpongCommand.parseMtu(spec, mtuBytes), txDepth, qps, atomic());
         return new Perftest(options, spec.commandLine().getOut(), spec.commandLine().getErr(), environment.devices(),
                 environment.listening(), new SecureRandom()).run();
     }
 
-    @Command(name = "write-lat", sortOptions = false,
-            description = {"Like perftest's ib_write_lat: RC RDMA WRITE ping-pong latency, speaking perftest 6.06's TCP "
-                + "exchange (port 18515), so either side can be the C tool.", ""})
+    private ParameterException usage(String message) {
+        return new ParameterException(spec.commandLine(), message);
+    }
+
+    /** {@code -s} and {@code -a}. */
+    static final class Sizes {
+        @Option(names = {"-s", "--size"}, paramLabel = "SIZE", converter = PingpongCommand.CNumber.class,
+                description = "size of message to exchange (default 2 for latency, 65536 for bandwidth tests)")
+        Integer size;
+
+        @Option(names = {"-a", "--all"}, description = "run sizes from 2 till 2^23")
+        boolean all;
+    }
+
+    /** {@code -q} and {@code -t}. */
+    static final class Depths {
+        @Option(names = {"-q", "--qp"}, paramLabel = "NUM", defaultValue = "1", converter = PingpongCommand.CNumber.class,
+                description = "number of QPs (default ${DEFAULT-VALUE})")
+        int qps;
+
+        @Option(names = {"-t", "--tx-depth"}, paramLabel = "DEPTH", defaultValue = "128",
+                converter = PingpongCommand.CNumber.class, description = "size of the tx queue (default ${DEFAULT-VALUE})")
+        int txDepth;
+    }
+
+    /** {@code -A}. */
+    static final class AtomicType {
+        @Option(names = {"-A", "--atomic_type"}, paramLabel = "TYPE", defaultValue = "FETCH_AND_ADD",
+                description = "type of atomic operation from {CMP_AND_SWAP,FETCH_AND_ADD} (default ${DEFAULT-VALUE})")
+        Perftest.Atomic type;
+    }
+
+    @Command(name = "write-lat", sortOptions = false, description = {"Like perftest's ib_write_lat: RC RDMA WRITE "
+            + "ping-pong latency, speaking perftest 6.06's TCP exchange (port 18515), so either side can be the C tool.", ""})
     static final class WriteLat extends PerftestCommand {
+        @Mixin
+        Sizes sizes;
+
         @Override
         Perftest.Test test() {
             return Perftest.Test.WRITE_LAT;
         }
 
         @Override
-        int defaultSize() {
-            return 2;
-        }
-
-        @Override
-        int defaultIters() {
-            return 1000;
+        Sizes sizes() {
+            return sizes;
         }
     }
 
-    @Command(name = "write-bw", sortOptions = false,
-            description = {"Like perftest's ib_write_bw: RC RDMA WRITE bandwidth, speaking perftest 6.06's TCP exchange "
-                + "(port 18515), so either side can be the C tool.", ""})
+    @Command(name = "write-bw", sortOptions = false, description = {"Like perftest's ib_write_bw: RC RDMA WRITE "
+            + "bandwidth, speaking perftest 6.06's TCP exchange (port 18515), so either side can be the C tool.", ""})
     static final class WriteBw extends PerftestCommand {
-        @Option(names = {"-t", "--tx-depth"}, paramLabel = "DEPTH", defaultValue = "128",
-                converter = PingpongCommand.CNumber.class, description = "size of the tx queue (default ${DEFAULT-VALUE})")
-        int txDepth;
+        @Mixin
+        Sizes sizes;
+
+        @Mixin
+        Depths depths;
 
         @Override
         Perftest.Test test() {
             return Perftest.Test.WRITE_BW;
-        }
-
-        @Override
-        int defaultSize() {
-            return 65536;
         }
 
         @Override
@@ -146,8 +193,139 @@ abstract class PerftestCommand implements Callable<Integer>, PeerEnvironment.Use
         }
 
         @Override
-        int txDepth() {
-            return txDepth;
+        Sizes sizes() {
+            return sizes;
+        }
+
+        @Override
+        Depths depths() {
+            return depths;
+        }
+    }
+
+    @Command(name = "read-lat", sortOptions = false, description = {"Like perftest's ib_read_lat: RC RDMA READ latency "
+            + "(the client reads, the server's memory is read), speaking perftest 6.06's TCP exchange (port 18515).", ""})
+    static final class ReadLat extends PerftestCommand {
+        @Mixin
+        Sizes sizes;
+
+        @Override
+        Perftest.Test test() {
+            return Perftest.Test.READ_LAT;
+        }
+
+        @Override
+        Sizes sizes() {
+            return sizes;
+        }
+    }
+
+    @Command(name = "read-bw", sortOptions = false, description = {"Like perftest's ib_read_bw: RC RDMA READ bandwidth, "
+            + "speaking perftest 6.06's TCP exchange (port 18515), so either side can be the C tool.", ""})
+    static final class ReadBw extends PerftestCommand {
+        @Mixin
+        Sizes sizes;
+
+        @Mixin
+        Depths depths;
+
+        @Override
+        Perftest.Test test() {
+            return Perftest.Test.READ_BW;
+        }
+
+        @Override
+        Sizes sizes() {
+            return sizes;
+        }
+
+        @Override
+        Depths depths() {
+            return depths;
+        }
+    }
+
+    @Command(name = "send-lat", sortOptions = false, description = {"Like perftest's ib_send_lat: RC SEND ping-pong "
+            + "latency, speaking perftest 6.06's TCP exchange (port 18515), so either side can be the C tool.", ""})
+    static final class SendLat extends PerftestCommand {
+        @Mixin
+        Sizes sizes;
+
+        @Override
+        Perftest.Test test() {
+            return Perftest.Test.SEND_LAT;
+        }
+
+        @Override
+        Sizes sizes() {
+            return sizes;
+        }
+    }
+
+    @Command(name = "send-bw", sortOptions = false, description = {"Like perftest's ib_send_bw: RC SEND bandwidth (the "
+            + "client sends, the server receives), speaking perftest 6.06's TCP exchange (port 18515).", ""})
+    static final class SendBw extends PerftestCommand {
+        @Mixin
+        Sizes sizes;
+
+        @Mixin
+        Depths depths;
+
+        @Override
+        Perftest.Test test() {
+            return Perftest.Test.SEND_BW;
+        }
+
+        @Override
+        Sizes sizes() {
+            return sizes;
+        }
+
+        @Override
+        Depths depths() {
+            return depths;
+        }
+    }
+
+    @Command(name = "atomic-lat", sortOptions = false, description = {"Like perftest's ib_atomic_lat: RC atomic latency "
+            + "(8-byte FETCH_AND_ADD or CMP_AND_SWAP), speaking perftest 6.06's TCP exchange (port 18515).", ""})
+    static final class AtomicLat extends PerftestCommand {
+        @Mixin
+        AtomicType atomicType;
+
+        @Override
+        Perftest.Test test() {
+            return Perftest.Test.ATOMIC_LAT;
+        }
+
+        @Override
+        Perftest.Atomic atomic() {
+            return atomicType.type;
+        }
+    }
+
+    @Command(name = "atomic-bw", sortOptions = false, description = {"Like perftest's ib_atomic_bw: RC atomic bandwidth "
+            + "(8-byte FETCH_AND_ADD or CMP_AND_SWAP), speaking perftest 6.06's TCP exchange (port 18515).", ""})
+    static final class AtomicBw extends PerftestCommand {
+        @Mixin
+        AtomicType atomicType;
+
+        @Mixin
+        Depths depths;
+
+        @Override
+        Perftest.Test test() {
+            return Perftest.Test.ATOMIC_BW;
+        }
+
+        @Override
+        Perftest.Atomic atomic() {
+            return atomicType.type;
+        }
+
+        @Override
+        Depths depths() {
+            return depths;
         }
     }
 }

@@ -26,7 +26,9 @@ import picocli.CommandLine.Spec;
                 + "and talk to rdma-core's pingpong examples.",
         subcommands = {DemoCommand.class, DecodeCommand.class, GeneratePcapsCommand.class,
             PingpongCommand.Rc.class, PingpongCommand.Uc.class, PingpongCommand.Ud.class, PingpongCommand.Srq.class,
-            PerftestCommand.WriteLat.class, PerftestCommand.WriteBw.class,
+            PerftestCommand.WriteLat.class, PerftestCommand.WriteBw.class, PerftestCommand.ReadLat.class,
+            PerftestCommand.ReadBw.class, PerftestCommand.SendLat.class, PerftestCommand.SendBw.class,
+            PerftestCommand.AtomicLat.class, PerftestCommand.AtomicBw.class,
             DevicesCommand.class, DevinfoCommand.class, CommandLine.HelpCommand.class})
 public final class Roce4j implements Callable<Integer> {
     static final int USAGE = 2;

@@ -69,6 +69,20 @@ class PerftestAddressTest {
     }
 
     @Test
+    @DisplayName("READ tests add OUT after the PSN; SEND and atomic tests print no RKey/VAddr; a 5-digit PSN is not padded"
+            + " (ib_read_bw and ib_send_bw 6.06 output)")
+    void describeByTest() {
+        PerftestAddress read = new PerftestAddress(0, 128, 0x11, 0xb7d9a4, 0x22b, 0x0055e13eb71000L,
+                ipv4Mapped(192, 168, 77, 2), 0);
+        PerftestAddress send = new PerftestAddress(0, 1, 0x11, 0x0496d1, 0, 0x55c3d83d7000L, ipv4Mapped(192, 168, 77, 2), 0);
+
+        assertThat(read.describe("local", true, true)).startsWith(
+                " local address: LID 0000 QPN 0x0011 PSN 0xb7d9a4 OUT 0x80 RKey 0x00022b VAddr 0x0055e13eb71000\n GID: ");
+        assertThat(send.describe("local", false, false)).isEqualTo(
+                " local address: LID 0000 QPN 0x0011 PSN 0x496d1\n GID: 00:00:00:00:00:00:00:00:00:00:255:255:192:168:77:02");
+    }
+
+    @Test
     @DisplayName("version comparison refuses peers older than 5.70")
     void versions() {
         assertThat(PerftestHandshake.compareVersions("6.06", "5.70")).isPositive();

@@ -1,0 +1,150 @@
+package org.roce4j.tools;
+
+import static org.roce4j.tools.VerbsSteps.act;
+import static org.roce4j.tools.VerbsSteps.step;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.EnumSet;
+import java.util.random.RandomGenerator;
+
+import org.roce4j.verbs.AccessFlag;
+import org.roce4j.verbs.AhAttr;
+import org.roce4j.verbs.Context;
+import org.roce4j.verbs.Cq;
+import org.roce4j.verbs.Gid;
+import org.roce4j.verbs.Mr;
+import org.roce4j.verbs.Mtu;
+import org.roce4j.verbs.Pd;
+import org.roce4j.verbs.Qp;
+import org.roce4j.verbs.QpAttr;
+import org.roce4j.verbs.QpCap;
+import org.roce4j.verbs.QpInitAttr;
+import org.roce4j.verbs.QpState;
+import org.roce4j.verbs.QpType;
+import org.roce4j.verbs.RecvWr;
+import org.roce4j.verbs.WcStatus;
+import org.roce4j.verbs.WorkCompletion;
+
+/**
+ * The verbs resources of one perftest run, laid out as perftest's {@code ctx_init} and
+ * {@code set_up_connection} lay them out: one buffer of {@code 2 * slot * qps} bytes (slot =
+ * the largest message, at least the 4096-byte cycle buffer), QP i sending from slot i of the first
+ * half and offering slot i of the second half to the peer (its record's vaddr); a send CQ and a
+ * receive CQ; RC QPs with perftest's attributes (min_rnr_timer 12, timeout 14, retry_cnt 7,
+ * rnr_retry 7; max_dest_rd_atomic our out_reads, max_rd_atomic the peer's).
+ */
+final class PerftestResources {
+    static final int CYCLE_BUFFER = 4096;
+
+    final Qp[] qps;
+    final Cq sendCq;
+    final Cq recvCq;
+    final Mr mr;
+    final MemorySegment buffer;
+    final long slot;
+    private final WorkCompletion[] completions = new WorkCompletion[64];
+    private final boolean client;
+
+    private PerftestResources(Qp[] qps, Cq sendCq, Cq recvCq, Mr mr, MemorySegment buffer, long slot, boolean client) {
+        this.qps = qps;
+        this.sendCq = sendCq;
+        this.recvCq = recvCq;
+        this.mr = mr;
+        this.buffer = buffer;
+        this.slot = slot;
+        this.client = client;
+    }
+
+    /** Creates everything and moves the QPs to INIT; every resource is registered with {@code steps}. */
+    static PerftestResources create(Context context, Arena arena, VerbsSteps steps, Perftest.Options options,
+                                    int sendDepth, int recvDepth) throws PingpongFailure {
+        int count = options.qps();
+        long largest = Math.max(options.maxSize(), 1);
+        long slot = Math.max(largest, CYCLE_BUFFER);
+        slot = (slot + CYCLE_BUFFER - 1) / CYCLE_BUFFER * CYCLE_BUFFER;
+        MemorySegment buffer = arena.allocate(2 * slot * count, CYCLE_BUFFER);
+        Pd pd = steps.open("Couldn't allocate PD", context::allocPd);
+        Mr mr = steps.open("Couldn't allocate MR", () -> pd.regMr(buffer, EnumSet.of(AccessFlag.LOCAL_WRITE,
+                AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC)));
+        Cq sendCq = steps.open("Couldn't create CQ", () -> context.createCq(Math.max(1, sendDepth * count)));
+        Cq recvCq = steps.open("Couldn't create CQ", () -> context.createCq(Math.max(1, recvDepth * count)));
+        Qp[] qps = new Qp[count];
+        for (int i = 0; i < count; i++) {
+            qps[i] = steps.open("Couldn't create QP", () -> pd.createQp(new QpInitAttr(QpType.RC, sendCq, recvCq, null,
+                    new QpCap(sendDepth, Math.max(1, recvDepth), 1, 1, 0), false)));
+            Qp qp = qps[i];
+            act("Failed to modify QP " + i + " to INIT", () -> qp.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0)
+                    .portNum(options.ibPort()).qpAccessFlags(EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ,
+                            AccessFlag.REMOTE_ATOMIC))));
+        }
+        return new PerftestResources(qps, sendCq, recvCq, mr, buffer, slot, options.host() != null);
+    }
+
+    /** Offset in the buffer that QP {@code i} sends from (and READs/atomics land in). */
+    long localOffset(int i) {
+        return i * slot;
+    }
+
+    /** Offset in the buffer that QP {@code i} offers to the peer (its record's vaddr). */
+    long remoteOffset(int i) {
+        return (qps.length + i) * slot;
+    }
+
+    /** The records of our QPs: random 24-bit PSNs, our out_reads, the slot the peer may use. */
+    PerftestAddress[] addresses(Context context, Perftest.Options options, int outReads, RandomGenerator random)
+            throws PingpongFailure {
+        Gid gid = step("Couldn't read sgid of index " + options.gidIndex(),
+                () -> context.queryGid(options.ibPort(), options.gidIndex()));
+        boolean remoteAccess = options.test().verb() != Perftest.Verb.SEND;
+        PerftestAddress[] mine = new PerftestAddress[qps.length];
+        for (int i = 0; i < qps.length; i++) {
+            mine[i] = new PerftestAddress(0, outReads, qps[i].qpNum(), random.nextInt() & 0xFFFFFF,
+                    remoteAccess ? mr.rkey() : 0, mr.address() + remoteOffset(i), gid, 0);
+        }
+        return mine;
+    }
+
+    /** ctx_connect: each QP to RTR and RTS towards its peer. */
+    void connect(PerftestAddress[] mine, PerftestAddress[] remote, Mtu mtu, Perftest.Options options, int maxInitRdAtomic)
+            throws PingpongFailure {
+        for (int i = 0; i < qps.length; i++) {
+            Qp qp = qps[i];
+            PerftestAddress me = mine[i];
+            PerftestAddress peer = remote[i];
+            AhAttr path = new AhAttr(peer.gid(), options.gidIndex(), 0, 0xFF, 0, 0, options.ibPort());
+            act("Failed to modify QP " + qp.qpNum() + " to RTR", () -> qp.modify(new QpAttr().qpState(QpState.RTR)
+                    .pathMtu(mtu).destQpNum(peer.qpn()).rqPsn(peer.psn()).ahAttr(path)
+                    .maxDestRdAtomic(Math.max(1, me.outReads())).minRnrTimer(12)));
+            int initiatorDepth = Math.max(1, Math.min(peer.outReads(), maxInitRdAtomic));
+            act("Failed to modify QP to RTS", () -> qp.modify(new QpAttr().qpState(QpState.RTS).sqPsn(me.psn())
+                    .timeout(14).retryCnt(7).rnrRetry(7).maxRdAtomic(initiatorDepth)));
+        }
+    }
+
+    /** Posts one receive of {@code size} bytes on QP {@code i}, into its peer-visible slot. */
+    void postRecv(int i, int size) throws PingpongFailure {
+        Qp qp = qps[i];
+        act("Couldn't post recv Qp = " + i, () -> qp.postRecv(RecvWr.of(i, mr, remoteOffset(i), size)));
+    }
+
+    /** Polls a CQ once; every completion must be a success; returns how many, their QP indexes in {@code qpOf}. */
+    int poll(Cq cq, int[] qpOf) throws PingpongFailure {
+        int n = cq.poll(completions);
+        for (int i = 0; i < n; i++) {
+            WorkCompletion wc = completions[i];
+            if (wc.status() != WcStatus.SUCCESS) {
+                throw new PingpongFailure(String.format(" Completion with error at %s:%n Failed status %d: wr_id %d "
+                        + "syndrom 0x0", client ? "client" : "server", wc.status().value(), (int) wc.wrId()));
+            }
+            if (qpOf != null && i < qpOf.length) {
+                qpOf[i] = (int) wc.wrId();
+            }
+        }
+        return n;
+    }
+
+    int batch() {
+        return completions.length;
+    }
+}
