@@ -7,6 +7,11 @@
 # it waits for the address (at most 60 s; the VMs start slowly on a loaded machine).
 wait_for_dad='for i in $(seq 300); do ip -6 addr show dev br0 scope link -tentative | grep -q inet6 && break; sleep 0.2; done'
 
+# The same in the VM: its init brings eth0 up just before the case's script runs, so the guest's
+# own link-local address (rxe0's GID 0) is tentative for a second; a C tool started at once cannot
+# resolve the peer over it (rxe: "Failed to modify QP to RTR"). A guest script starts with this line.
+guest_wait_for_dad='for i in $(seq 300); do ip -6 addr show dev eth0 scope link -tentative | grep -q inet6 && break; sleep 0.2; done'
+
 # run_vm WORK: boots VM A with WORK/guest.sh, runs WORK/host.sh beside it, output in WORK/out.log;
 # returns rxe-vm's status. A VM whose kernel did not boot (qemu TCG on a loaded machine now and then
 # panics in setup_IO_APIC) ran nothing: it is booted once more, and $vm_note says so.
