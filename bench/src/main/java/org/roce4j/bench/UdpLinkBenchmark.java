@@ -44,7 +44,8 @@ import org.roce4j.verbs.WorkCompletion;
  *       windows of 32 by one thread (the kernel's loopback UDP path with nothing else in the way).
  *   <li>{@code rcWrite64BLatency} against {@code rawUdp64BPingPong} (sample time: the median is the
  *       p0.50 line): a signaled 64-byte RDMA WRITE posted and completed (request out, ACK back), against
- *       a 64-byte datagram sent and echoed back by a thread on the other socket.
+ *       a 64-byte datagram sent and echoed back by a thread on the other socket, both sides polling
+ *       their non-blocking sockets (the RNIC's threads and the CQ poll do not sleep either).
  * </ul>
  * Run: {@code bench/run 'UdpLinkBenchmark' -f 1 -wi 3 -w 2s -i 5 -r 2s}.
  */
@@ -155,6 +156,10 @@ public class UdpLinkBenchmark {
             receiver = DatagramChannel.open().setOption(StandardSocketOptions.SO_RCVBUF, 4 * MIB)
                     .bind(new InetSocketAddress(loopback, 0));
             echo = DatagramChannel.open().bind(new InetSocketAddress(loopback, 0));
+            // The ping-pong polls, as the RNIC's threads and the benchmark's CQ poll do: a blocking
+            // receive would add a thread wake-up per hop (tens of µs on an idle VM), not UDP's cost.
+            sender.configureBlocking(false);
+            echo.configureBlocking(false);
             receiverAddress = (InetSocketAddress) receiver.getLocalAddress();
             echoAddress = (InetSocketAddress) echo.getLocalAddress();
             echoThread = Thread.ofPlatform().daemon().start(this::echo);
@@ -163,9 +168,13 @@ public class UdpLinkBenchmark {
         private void echo() {
             ByteBuffer buffer = ByteBuffer.allocateDirect(DATAGRAM);
             try {
-                while (true) {
+                while (echo.isOpen()) {
                     buffer.clear();
                     var from = echo.receive(buffer);
+                    if (from == null) {
+                        Thread.onSpinWait();
+                        continue;
+                    }
                     buffer.flip();
                     echo.send(buffer, from);
                 }
@@ -200,7 +209,9 @@ public class UdpLinkBenchmark {
     public void rawUdp4KiB(RawUdp udp) throws IOException {
         for (int i = 0; i < WINDOW; i++) {
             udp.big.clear();
-            udp.sender.send(udp.big, udp.receiverAddress);
+            while (udp.sender.send(udp.big, udp.receiverAddress) == 0) {
+                Thread.onSpinWait(); // non-blocking: the socket's send buffer is full
+            }
         }
         for (int i = 0; i < WINDOW; i++) {
             udp.in.clear();
@@ -223,6 +234,8 @@ public class UdpLinkBenchmark {
         udp.small.clear();
         udp.sender.send(udp.small, udp.echoAddress);
         udp.in.clear();
-        udp.sender.receive(udp.in);
+        while (udp.sender.receive(udp.in) == null) {
+            Thread.onSpinWait();
+        }
     }
 }
