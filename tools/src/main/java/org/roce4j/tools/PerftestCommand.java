@@ -156,16 +156,10 @@ abstract class PerftestCommand implements Callable<Integer>, PeerEnvironment.Use
         Perftest.Atomic type;
     }
 
-    @Command(name = "write-lat", sortOptions = false, description = {"Like perftest's ib_write_lat: RC RDMA WRITE "
-            + "ping-pong latency, speaking perftest 6.06's TCP exchange (port 18515), so either side can be the C tool.", ""})
-    static final class WriteLat extends PerftestCommand {
+    /** A test with {@code -s} and {@code -a}: every one but the atomics. */
+    abstract static class SizedCommand extends PerftestCommand {
         @Mixin
         Sizes sizes;
-
-        @Override
-        Perftest.Test test() {
-            return Perftest.Test.WRITE_LAT;
-        }
 
         @Override
         Sizes sizes() {
@@ -173,15 +167,29 @@ abstract class PerftestCommand implements Callable<Integer>, PeerEnvironment.Use
         }
     }
 
-    @Command(name = "write-bw", sortOptions = false, description = {"Like perftest's ib_write_bw: RC RDMA WRITE "
-            + "bandwidth, speaking perftest 6.06's TCP exchange (port 18515), so either side can be the C tool.", ""})
-    static final class WriteBw extends PerftestCommand {
-        @Mixin
-        Sizes sizes;
-
+    /** A bandwidth test with {@code -s}/{@code -a} and {@code -q}/{@code -t}. */
+    abstract static class SizedDepthCommand extends SizedCommand {
         @Mixin
         Depths depths;
 
+        @Override
+        Depths depths() {
+            return depths;
+        }
+    }
+
+    @Command(name = "write-lat", sortOptions = false, description = {"Like perftest's ib_write_lat: RC RDMA WRITE "
+            + "ping-pong latency, speaking perftest 6.06's TCP exchange (port 18515), so either side can be the C tool.", ""})
+    static final class WriteLat extends SizedCommand {
+        @Override
+        Perftest.Test test() {
+            return Perftest.Test.WRITE_LAT;
+        }
+    }
+
+    @Command(name = "write-bw", sortOptions = false, description = {"Like perftest's ib_write_bw: RC RDMA WRITE "
+            + "bandwidth, speaking perftest 6.06's TCP exchange (port 18515), so either side can be the C tool.", ""})
+    static final class WriteBw extends SizedDepthCommand {
         @Override
         Perftest.Test test() {
             return Perftest.Test.WRITE_BW;
@@ -191,99 +199,41 @@ abstract class PerftestCommand implements Callable<Integer>, PeerEnvironment.Use
         int defaultIters() {
             return 5000;
         }
-
-        @Override
-        Sizes sizes() {
-            return sizes;
-        }
-
-        @Override
-        Depths depths() {
-            return depths;
-        }
     }
 
     @Command(name = "read-lat", sortOptions = false, description = {"Like perftest's ib_read_lat: RC RDMA READ latency "
             + "(the client reads, the server's memory is read), speaking perftest 6.06's TCP exchange (port 18515).", ""})
-    static final class ReadLat extends PerftestCommand {
-        @Mixin
-        Sizes sizes;
-
+    static final class ReadLat extends SizedCommand {
         @Override
         Perftest.Test test() {
             return Perftest.Test.READ_LAT;
-        }
-
-        @Override
-        Sizes sizes() {
-            return sizes;
         }
     }
 
     @Command(name = "read-bw", sortOptions = false, description = {"Like perftest's ib_read_bw: RC RDMA READ bandwidth, "
             + "speaking perftest 6.06's TCP exchange (port 18515), so either side can be the C tool.", ""})
-    static final class ReadBw extends PerftestCommand {
-        @Mixin
-        Sizes sizes;
-
-        @Mixin
-        Depths depths;
-
+    static final class ReadBw extends SizedDepthCommand {
         @Override
         Perftest.Test test() {
             return Perftest.Test.READ_BW;
-        }
-
-        @Override
-        Sizes sizes() {
-            return sizes;
-        }
-
-        @Override
-        Depths depths() {
-            return depths;
         }
     }
 
     @Command(name = "send-lat", sortOptions = false, description = {"Like perftest's ib_send_lat: RC SEND ping-pong "
             + "latency, speaking perftest 6.06's TCP exchange (port 18515), so either side can be the C tool.", ""})
-    static final class SendLat extends PerftestCommand {
-        @Mixin
-        Sizes sizes;
-
+    static final class SendLat extends SizedCommand {
         @Override
         Perftest.Test test() {
             return Perftest.Test.SEND_LAT;
-        }
-
-        @Override
-        Sizes sizes() {
-            return sizes;
         }
     }
 
     @Command(name = "send-bw", sortOptions = false, description = {"Like perftest's ib_send_bw: RC SEND bandwidth (the "
             + "client sends, the server receives), speaking perftest 6.06's TCP exchange (port 18515).", ""})
-    static final class SendBw extends PerftestCommand {
-        @Mixin
-        Sizes sizes;
-
-        @Mixin
-        Depths depths;
-
+    static final class SendBw extends SizedDepthCommand {
         @Override
         Perftest.Test test() {
             return Perftest.Test.SEND_BW;
-        }
-
-        @Override
-        Sizes sizes() {
-            return sizes;
-        }
-
-        @Override
-        Depths depths() {
-            return depths;
         }
     }
 
