@@ -6,13 +6,16 @@ import java.util.function.Supplier;
 
 import org.roce4j.verbs.Device;
 import org.roce4j.verbs.Verbs;
+import org.roce4j.verbs.spi.VerbsProvider;
 
 /**
  * What {@code -d} means for the peer commands (pingpongs, devinfo):
  * <ul>
  *   <li>no {@code -d}: the first device of the list, as {@code ibv_get_device_list()[0]};</li>
- *   <li>{@code -d NAME}: the device of that name in the list ({@link Verbs#devices()}: the emulator's
- *       in-process {@code rxe0}/{@code rxe1} today, libibverbs devices once that backend exists);</li>
+ *   <li>{@code -d NAME}: the device of that name in the list: the devices of the provider
+ *       {@code -Droce4j.provider} names, or else of every available provider with the emulator's
+ *       in-process {@code rxe0}/{@code rxe1} last, so that on a host with RDMA devices (libibverbs,
+ *       the {@code ibverbs} provider) {@code -d rxe0} is the real one, as for the C tools;</li>
  *   <li>{@code -d emu:ADDRESS} or {@code -d emu:IFNAME}: a new emulated RNIC speaking RoCEv2 over UDP
  *       on that address or interface, made for this run and closed after it ({@link EmuDevices}).</li>
  * </ul>
@@ -66,8 +69,27 @@ final class DeviceSelector {
 
     /** The selector of a real run: the Verbs providers' devices, and {@code emu:} through {@link EmuDevices}. */
     static DeviceSelector system() {
-        return new DeviceSelector(Verbs::devices, EmuDevices::open);
+        return new DeviceSelector(DeviceSelector::systemDevices, EmuDevices::open);
     }
+
+    /** The named provider's devices, or every available provider's with the in-process emulator's last. */
+    private static List<Device> systemDevices() {
+        String wanted = System.getProperty(Verbs.PROVIDER_PROPERTY);
+        if (wanted != null && !wanted.isBlank()) {
+            return Verbs.provider().devices();
+        }
+        List<Device> devices = new java.util.ArrayList<>();
+        List<VerbsProvider> providers = Verbs.providers().stream().filter(VerbsProvider::isAvailable)
+                .sorted(java.util.Comparator.comparing(p -> p.name().equals(EMULATOR_PROVIDER)))
+                .toList();
+        for (VerbsProvider provider : providers) {
+            devices.addAll(provider.devices());
+        }
+        return devices;
+    }
+
+    /** The in-process emulator's provider name: its devices come after any real ones. */
+    private static final String EMULATOR_PROVIDER = "emulator";
 
     /** A selector over a fixed list, {@code emu:} refused (for tests). */
     static DeviceSelector of(List<Device> devices) {
