@@ -127,4 +127,19 @@ final class DeviceSelector {
         }
         throw new NoSuchDevice("IB device " + name + " not found");
     }
+
+    /**
+     * As {@link #select}, for the peers: on failure prints the line the C tools print ("IB device
+     * NAME not found", or why an {@code emu:} device could not be made) and returns null.
+     */
+    Selection selectOrReport(String name, java.io.PrintWriter err) {
+        try {
+            return select(name);
+        } catch (NoSuchDevice e) {
+            err.println(e.getMessage());
+        } catch (RuntimeException e) {
+            err.println("Couldn't open device " + name + ": " + e.getMessage());
+        }
+        return null;
+    }
 }

@@ -140,14 +140,8 @@ final class Perftest {
 
     /** Runs the test; returns the exit code (0, or 1 after printing why to stderr). */
     int run() {
-        DeviceSelector.Selection selection;
-        try {
-            selection = devices.select(options.ibDev());
-        } catch (DeviceSelector.NoSuchDevice e) {
-            err.println(e.getMessage());
-            return 1;
-        } catch (RuntimeException e) {
-            err.println("Couldn't open device " + options.ibDev() + ": " + e.getMessage());
+        DeviceSelector.Selection selection = devices.selectOrReport(options.ibDev(), err);
+        if (selection == null) {
             return 1;
         }
         int exit;

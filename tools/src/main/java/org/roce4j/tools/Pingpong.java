@@ -115,14 +115,8 @@ final class Pingpong {
                 return 1;
             }
         }
-        DeviceSelector.Selection selection;
-        try {
-            selection = devices.select(options.ibDev());
-        } catch (DeviceSelector.NoSuchDevice e) {
-            err.println(e.getMessage());
-            return 1;
-        } catch (RuntimeException e) {
-            err.println("Couldn't open device " + options.ibDev() + ": " + e.getMessage());
+        DeviceSelector.Selection selection = devices.selectOrReport(options.ibDev(), err);
+        if (selection == null) {
             return 1;
         }
         int exit;
