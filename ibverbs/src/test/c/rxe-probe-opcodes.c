@@ -1,4 +1,4 @@
-/* rxe behaviours behind ibverbs/rxe-departures.txt [3] [12]. Build: gcc rxe-probe-opcodes.c -libverbs;
+/* rxe behaviours behind conformance/src/main/resources/org/roce4j/conformance/departures/rxe.txt [3] [12]. Build: gcc rxe-probe-opcodes.c -libverbs;
  * run in a VM (../shared/rxe-vm). */
 /* What rxe0 does with (1) a UD send whose Q_Key has bit 31 set, (2) RDMA_READ posted on a UC QP. */
 #include <infiniband/verbs.h>

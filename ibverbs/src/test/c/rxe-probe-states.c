@@ -1,4 +1,4 @@
-/* rxe behaviours behind ibverbs/rxe-departures.txt [1] [4] [10]: RESET->ERR, the real queue depth,
+/* rxe behaviours behind conformance/src/main/resources/org/roce4j/conformance/departures/rxe.txt [1] [4] [10]: RESET->ERR, the real queue depth,
  * ibv_reg_mr_iova page offsets. Build: gcc rxe-probe-states.c -libverbs; run in a VM (../shared/rxe-vm). */
 #include <infiniband/verbs.h>
 #include <stdio.h>

@@ -1,0 +1,50 @@
+package org.roce4j.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.roce4j.verbs.Verbs;
+
+class DeparturesTest {
+    @Test
+    @DisplayName("rxe's list: every line parses, names a test and a note the list explains")
+    void rxeListParses() {
+        Departures rxe = Departures.named("rxe");
+        assertThat(rxe.tests()).hasSizeGreaterThan(40);
+        assertThat(rxe.of("QpStateMachineTest#requiredMaskSucceeds(Transition)[3]")).hasValueSatisfying(d -> {
+            assertThat(d.behaviour()).isEqualTo("RC RESET->ERR: EINVAL");
+            assertThat(d.note()).isEqualTo("[1]");
+            assertThat(d.sometimes()).isFalse();
+        });
+        assertThat(rxe.of("RemoteAccessProperties#rcBadRemoteAccessFailsAndChangesNothing()"))
+                .hasValueSatisfying(d -> assertThat(d.sometimes()).isTrue());
+        rxe.tests().values().forEach(d -> assertThat(rxe.notes()).as(d.testId()).containsKey(d.note()));
+        assertThat(rxe.notes().get("[1]")).startsWith("[1] RESET -> ERR: rxe answers EINVAL")
+                .contains("Every test that reaches ERR that way fails at that step.");
+    }
+
+    @Test
+    @DisplayName("a line without three fields is refused with its line number")
+    void malformedLineIsRefused() {
+        assertThatThrownBy(() -> Departures.parse("mine", List.of("# [1] why", "SomeTest#x() | only two")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("mine:2:");
+    }
+
+    @Test
+    @DisplayName("an unknown list name is refused, naming the known ones")
+    void unknownListIsRefused() {
+        assertThatThrownBy(() -> Departures.named("mlx5")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("known: rxe");
+    }
+
+    @Test
+    @DisplayName("the emulator's devices get no departure list although they report rxe's vendor_id")
+    void emulatorHasNoDepartures() {
+        assertThat(Departures.forDevice(Verbs.provider("emulator").orElseThrow().devices().getFirst()).name())
+                .isEqualTo("none");
+    }
+}
