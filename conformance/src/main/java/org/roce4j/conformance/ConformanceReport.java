@@ -1,9 +1,10 @@
 package org.roce4j.conformance;
 
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The outcome of a conformance run on one device: a line per behaviour (its test's display name names
@@ -100,7 +101,8 @@ public final class ConformanceReport {
     /** {@return the lines that close the report: notes, unexplained failures, stale departures, counts} */
     public List<String> closingLines() {
         List<String> lines = new ArrayList<>();
-        Set<String> notesSeen = new LinkedHashSet<>();
+        Set<String> notesSeen = new TreeSet<>(Comparator.comparing(ConformanceReport::noteNumber)
+                .thenComparing(Comparator.naturalOrder()));
         outcomes.stream().filter(o -> o.verdict() == Verdict.DEPARTURE)
                 .forEach(o -> notesSeen.add(departures.of(o.testId()).orElseThrow().note()));
         if (!notesSeen.isEmpty()) {
@@ -116,6 +118,12 @@ public final class ConformanceReport {
                         failed(), count(Verdict.DEPARTURE), departures.name(), unexpected().size(), stale().size()));
         lines.add(String.format("%d passed, %d failed, %d skipped", passed(), failed(), skipped()));
         return lines;
+    }
+
+    /** {@code [12]} → 12, so that notes print in their list's order; other labels last. */
+    private static int noteNumber(String note) {
+        String digits = note.replaceAll("[^0-9]", "");
+        return digits.isEmpty() || digits.length() > 6 ? Integer.MAX_VALUE : Integer.parseInt(digits);
     }
 
     private long count(Verdict verdict) {
