@@ -37,6 +37,11 @@ public final class IbverbsProvider implements VerbsProvider {
     }
 
     @Override
+    public String whyUnavailable() {
+        return isAvailable() ? "" : diagnostic();
+    }
+
+    @Override
     public List<Device> devices() {
         return Holder.DISCOVERY.devices();
     }

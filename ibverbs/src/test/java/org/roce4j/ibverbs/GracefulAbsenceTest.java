@@ -1,13 +1,16 @@
 package org.roce4j.ibverbs;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 
 import org.junit.jupiter.api.Test;
+import org.roce4j.verbs.Errno;
 import org.roce4j.verbs.Verbs;
+import org.roce4j.verbs.VerbsException;
 
 /**
  * Without RDMA the provider lists no device and says why, in one line, without throwing: no
@@ -49,5 +52,25 @@ class GracefulAbsenceTest {
     void anUnavailableProviderIsSkippedWhenNoneIsNamed() {
         assumeThat(new IbverbsProvider().isAvailable()).isFalse();
         assertThat(Verbs.devices()).noneMatch(d -> d.providerName().equals(IbverbsProvider.NAME));
+    }
+
+    @Test
+    void namingAnUnavailableProviderIsEnodevWithTheDiagnostic() {
+        assumeThat(new IbverbsProvider().isAvailable()).isFalse();
+        String before = System.getProperty(Verbs.PROVIDER_PROPERTY);
+        System.setProperty(Verbs.PROVIDER_PROPERTY, IbverbsProvider.NAME);
+        try {
+            VerbsException refused = catchThrowableOfType(VerbsException.class, Verbs::provider);
+            assertThat(refused.errno()).isEqualTo(Errno.ENODEV);
+            assertThat(refused.getMessage()).contains("Verbs provider 'ibverbs' is not available here: "
+                    + IbverbsProvider.diagnostic());
+            assertThat(new IbverbsProvider().whyUnavailable()).isEqualTo(IbverbsProvider.diagnostic());
+        } finally {
+            if (before == null) {
+                System.clearProperty(Verbs.PROVIDER_PROPERTY);
+            } else {
+                System.setProperty(Verbs.PROVIDER_PROPERTY, before);
+            }
+        }
     }
 }

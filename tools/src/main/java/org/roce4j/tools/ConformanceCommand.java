@@ -83,7 +83,15 @@ final class ConformanceCommand implements Callable<Integer>, PeerEnvironment.Use
                 return Roce4j.fail(spec, "--only is not a regular expression: " + e.getDescription());
             }
         }
-        try (DeviceSelector.Selection selection = environment.devices().select(ibDev)) {
+        DeviceSelector.Selection chosen;
+        try {
+            chosen = environment.devices().select(ibDev);
+        } catch (DeviceSelector.NoSuchDevice e) {
+            return Roce4j.fail(spec, e.getMessage());
+        } catch (RuntimeException e) {   // an emu: device that cannot be made, a provider not available here
+            return Roce4j.fail(spec, "cannot open device " + (ibDev == null ? "" : ibDev + " ") + "(" + e.getMessage() + ")");
+        }
+        try (DeviceSelector.Selection selection = chosen) {
             Device device = selection.device();
             Departures departures;
             try {
@@ -104,8 +112,6 @@ final class ConformanceCommand implements Callable<Integer>, PeerEnvironment.Use
                 Files.write(reportFile, lines);
             }
             return report.conforms(strict) ? 0 : 1;
-        } catch (DeviceSelector.NoSuchDevice e) {
-            return Roce4j.fail(spec, e.getMessage());
         }
     }
 

@@ -85,6 +85,10 @@ class ConformanceCommandTest {
         assertThat(noDevice.exit).isEqualTo(2);
         assertThat(noDevice.err).isEqualTo("roce4j conformance: IB device mlx5_0 not found\n");
 
+        Run noAddress = run("conformance", "-d", "emu:nosuchif0");
+        assertThat(noAddress.exit).isEqualTo(2);
+        assertThat(noAddress.err).startsWith("roce4j conformance: cannot open device emu:nosuchif0 (");
+
         Run noList = run("conformance", "-d", "dev0", "--departures", "mlx5");
         assertThat(noList.exit).isEqualTo(2);
         assertThat(noList.err).isEqualTo("roce4j conformance: --departures mlx5: no departure list named 'mlx5' (known: rxe)\n");

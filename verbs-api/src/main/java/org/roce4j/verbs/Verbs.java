@@ -51,7 +51,8 @@ public final class Verbs {
                     .orElseThrow(() -> new VerbsException(Errno.ENODEV, "no Verbs provider named '" + wanted
                             + "' on the class path (found " + names(providers) + ")"));
             if (!named.isAvailable()) {
-                throw new VerbsException(Errno.ENODEV, "Verbs provider '" + wanted + "' is not available here");
+                throw new VerbsException(Errno.ENODEV, "Verbs provider '" + wanted + "' is not available here: "
+                        + named.whyUnavailable());
             }
             return named;
         }

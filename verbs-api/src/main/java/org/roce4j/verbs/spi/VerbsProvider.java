@@ -18,6 +18,14 @@ public interface VerbsProvider {
         return true;
     }
 
+    /**
+     * {@return one line saying why the backend is not available here ("no RDMA devices:
+     * ibv_get_device_list failed with ENOSYS …"), or an empty string when it is}
+     */
+    default String whyUnavailable() {
+        return isAvailable() ? "" : "not available on this machine";
+    }
+
     /** {@return its devices, as {@code ibv_get_device_list} would list them} */
     List<Device> devices();
 }
