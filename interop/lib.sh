@@ -27,3 +27,15 @@ run_vm() {
   done
   return $rc
 }
+
+# perftest's result rows (print_report_lat / print_report_bw): the message size, the iterations,
+# then a number. The C tool's numbers may be inf or -nan: its cycle-to-microsecond factor comes
+# from its own CPU MHz estimate, which now and then fails in a TCG VM; that is the C tool's timing,
+# not the test's outcome.
+row='^ *[0-9]+ +[0-9]+ +[0-9]+\.[0-9]+'
+c_row='^ *[0-9]+ +[0-9]+ +([0-9]+\.[0-9]+|inf|-?nan)'
+
+# Does the server of TOOL (write-lat, read-bw, ...) print a result row? read_lat's and atomic_lat's
+# server only serves the client's requests and prints none (C against C shows the same); every
+# other side prints one.
+server_measures() { case $1 in read-lat|atomic-lat) return 1 ;; *) return 0 ;; esac; }
