@@ -1,7 +1,5 @@
 package org.roce4j.tools;
 
-import static org.roce4j.tools.VerbsSteps.act;
-
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 
@@ -16,6 +14,8 @@ import org.roce4j.verbs.SendWr;
  */
 final class PerftestTraffic {
     private static final long STALL_NANOS = 60_000_000_000L;
+    /** How many calls of {@link #stalled} read the clock once. */
+    static final int STALL_CHECK_SPINS = 1024;
     private static final VarHandle BYTE = ValueLayout.JAVA_BYTE.varHandle();
     /** perftest's ATOMIC_ADD_VALUE / ATOMIC_SWAP_VALUE. */
     static final long ADD_VALUE = 1;
@@ -25,6 +25,7 @@ final class PerftestTraffic {
     private final Perftest.Options options;
     private final boolean client;
     private final int[] qpOf;
+    private int spins;
 
     PerftestTraffic(PerftestResources res, Perftest.Options options) {
         this.res = res;
@@ -68,7 +69,9 @@ final class PerftestTraffic {
                 rcnt++;
                 long since = System.nanoTime();
                 while ((byte) BYTE.getVolatile(res.buffer, pollAt) != (byte) rcnt) {
-                    stalled(since, "Couldn't get the peer's write number " + rcnt);
+                    if (stalled(since)) {
+                        throw new PingpongFailure("Couldn't get the peer's write number " + rcnt);
+                    }
                     Thread.onSpinWait();
                 }
             }
@@ -76,10 +79,10 @@ final class PerftestTraffic {
                 posted[scnt] = System.nanoTime();
                 BYTE.setVolatile(res.buffer, postAt, (byte) ++scnt);
                 int number = scnt;
-                act("Couldn't post send: scnt=" + number, () -> res.qps[0].postSend(write));
+                post(res.qps[0], write, -1, number);
             }
             if (ccnt < iters) {
-                ccnt += awaitSend(1, "Couldn't poll the completion of write " + scnt);
+                ccnt += awaitSend("write", scnt);
             }
         }
         return posted;
@@ -97,8 +100,8 @@ final class PerftestTraffic {
         for (int scnt = 0; scnt < posted.length; scnt++) {
             posted[scnt] = System.nanoTime();
             int number = scnt + 1;
-            act("Couldn't post send: scnt=" + number, () -> res.qps[0].postSend(wr));
-            awaitSend(1, "Couldn't poll the completion of request " + number);
+            post(res.qps[0], wr, -1, number);
+            awaitSend("request", number);
             if (fetchAdd) {
                 previous = checkFetched(scnt, previous);
             }
@@ -153,7 +156,9 @@ final class PerftestTraffic {
                 long since = System.nanoTime();
                 int n;
                 while ((n = res.poll(res.recvCq, qpOf)) == 0) {
-                    stalled(since, "Couldn't get the peer's send " + (rcnt + 1));
+                    if (stalled(since)) {
+                        throw new PingpongFailure("Couldn't get the peer's send " + (rcnt + 1));
+                    }
                     Thread.onSpinWait();
                 }
                 for (int k = 0; k < n; k++) {
@@ -166,8 +171,8 @@ final class PerftestTraffic {
             if (scnt < iters) {
                 posted[scnt] = System.nanoTime();
                 int number = ++scnt;
-                act("Couldn't post send: scnt=" + number, () -> res.qps[0].postSend(send));
-                awaitSend(1, "Couldn't poll the completion of send " + number);
+                post(res.qps[0], send, -1, number);
+                awaitSend("send", number);
             }
         }
         return posted;
@@ -199,19 +204,19 @@ final class PerftestTraffic {
                     Qp qp = res.qps[i];
                     SendWr wr = wrs[i];
                     int number = ++scnt[i];
-                    act("Couldn't post send: qp " + i + " scnt=" + number, () -> qp.postSend(wr));
+                    post(qp, wr, i, number);
                 }
             }
             int n = res.poll(res.sendCq, qpOf);
-            long now = System.nanoTime();
-            for (int k = 0; k < n; k++) {
-                ccnt[qpOf[k]]++;
-                completed[done++] = now;
-            }
             if (n > 0) {
+                long now = System.nanoTime();
+                for (int k = 0; k < n; k++) {
+                    ccnt[qpOf[k]]++;
+                    completed[done++] = now;
+                }
                 last = now;
-            } else {
-                stalled(last, "Couldn't poll a completion: sent " + sent + " completed " + done);
+            } else if (stalled(last)) {
+                throw new PingpongFailure("Couldn't poll a completion: sent " + sent + " completed " + done);
             }
         }
         return PerftestReport.bandwidth(size, posted, completed);
@@ -233,22 +238,24 @@ final class PerftestTraffic {
         long last = System.nanoTime();
         while (received < total) {
             int n = res.poll(res.recvCq, qpOf);
-            long now = System.nanoTime();
-            for (int k = 0; k < n; k++) {
-                int i = qpOf[k];
-                rcnt[i]++;
-                if (received++ == 0) {
-                    first = now;
-                }
-                if (rcnt[i] + depth <= iters) {
-                    res.postRecv(i, size);
-                }
-            }
             if (n > 0) {
+                long now = System.nanoTime();
+                for (int k = 0; k < n; k++) {
+                    int i = qpOf[k];
+                    rcnt[i]++;
+                    if (received++ == 0) {
+                        first = now;
+                    }
+                    if (rcnt[i] + depth <= iters) {
+                        res.postRecv(i, size);
+                    }
+                }
                 last = now;
                 lastCompletion = now;
             } else {
-                stalled(last, "Couldn't get a receive completion: received " + received + " of " + total);
+                if (stalled(last)) {
+                    throw new PingpongFailure("Couldn't get a receive completion: received " + received + " of " + total);
+                }
                 Thread.onSpinWait();
             }
         }
@@ -286,11 +293,11 @@ final class PerftestTraffic {
                 BYTE.setVolatile(res.buffer, postAt, (byte) (scnt + 1));
             }
             int number = ++scnt;
-            act("Couldn't post send: scnt=" + number, () -> res.qps[0].postSend(wr));
+            post(res.qps[0], wr, -1, number);
             if (duration.ended()) {
                 break;
             }
-            awaitSend(1, "Couldn't poll the completion of request " + number);
+            awaitSend("request", number);
             if (duration.sampling()) {
                 counted++;
             }
@@ -334,7 +341,7 @@ final class PerftestTraffic {
                 while (outstanding[i] < options.txDepth()) {
                     Qp qp = res.qps[i];
                     SendWr wr = wrs[i];
-                    act("Couldn't post send: qp " + i, () -> qp.postSend(wr));
+                    post(qp, wr, i, -1);
                     outstanding[i]++;
                 }
             }
@@ -369,24 +376,52 @@ final class PerftestTraffic {
         return new Counted(counted, duration.sampleNanos());
     }
 
-    /** Waits for {@code count} send completions; returns {@code count}. */
-    private int awaitSend(int count, String failure) throws PingpongFailure {
-        int got = 0;
+    /**
+     * Waits for the send completion of one request, {@code what} number {@code number} (the failure
+     * line's words); returns how many completions came.
+     */
+    private int awaitSend(String what, int number) throws PingpongFailure {
         long since = System.nanoTime();
-        while (got < count) {
-            int n = res.poll(res.sendCq, qpOf);
-            got += n;
-            if (n == 0) {
-                stalled(since, failure);
-                Thread.onSpinWait();
+        int n;
+        while ((n = res.poll(res.sendCq, qpOf)) == 0) {
+            if (stalled(since)) {
+                throw new PingpongFailure("Couldn't poll the completion of " + what + " " + number);
             }
+            Thread.onSpinWait();
         }
-        return got;
+        return n;
     }
 
-    private static void stalled(long since, String failure) throws PingpongFailure {
-        if (System.nanoTime() - since > STALL_NANOS || Thread.currentThread().isInterrupted()) {
-            throw new PingpongFailure(failure);
+    /**
+     * Has the loop that began waiting at {@code since} waited too long (or been interrupted)? It
+     * reads the clock on every {@value #STALL_CHECK_SPINS}th call only, and its caller builds the
+     * failure's text only when it says yes: a spin loop turns here on every empty poll, and where
+     * the clocksource is not the TSC (a qemu TCG VM's is the HPET) System.nanoTime() is a system
+     * call and an emulated device read. perftest's own loops read nothing but memory.
+     */
+    private boolean stalled(long since) {
+        if (++spins % STALL_CHECK_SPINS != 0) {
+            return false;
         }
+        return System.nanoTime() - since > STALL_NANOS || Thread.currentThread().isInterrupted();
+    }
+
+    /**
+     * Posts {@code wr} on {@code qp}; a failure is the C tool's {@link #postFailure} line, built
+     * only then: a post allocates nothing.
+     */
+    private static void post(Qp qp, SendWr wr, int qpIndex, int number) throws PingpongFailure {
+        try {
+            qp.postSend(wr);
+        } catch (RuntimeException e) {
+            throw new PingpongFailure(postFailure(qpIndex, number), e);
+        }
+    }
+
+    /** "Couldn't post send: qp QP_INDEX scnt=NUMBER", either part left out when negative. */
+    static String postFailure(int qpIndex, int number) {
+        String which = qpIndex < 0 ? "" : "qp " + qpIndex;
+        String count = number < 0 ? "" : "scnt=" + number;
+        return "Couldn't post send: " + which + (which.isEmpty() || count.isEmpty() ? "" : " ") + count;
     }
 }
