@@ -44,6 +44,14 @@ c_row='^ *[0-9]+ +[0-9]+ +([0-9]+\.[0-9]+|inf|-?nan)'
 # other side prints one.
 server_measures() { case $1 in read-lat|atomic-lat) return 1 ;; *) return 0 ;; esac; }
 
+# In a VM every JVM (and, for a fair comparison, every C tool it is measured against) runs on vCPU 0
+# alone: prefix its command with $vm_pin. HotSpot patches compiled code while other threads may be
+# running it (an nmethod made not entrant gets a jump written over its entry), and qemu's
+# multi-threaded TCG (7.2 here) can then execute on another vCPU an instruction made of old and new
+# bytes: JVMs died of it (SIGSEGV at a C1 method's entry) in about 1 run in 30 unpinned, in the
+# ibverbs device tests and in the peers alike. On one vCPU the patch and the fetch are ordered.
+vm_pin="taskset -c 0"
+
 # stage_roce4j DIR: puts what a VM needs to run roce4j into DIR/roce4j (DIR is a VM's /xchg): the
 # tools jar and its dependencies (built first when stale, as ./roce4j does), this file, and a
 # launcher DIR/roce4j/roce4j that runs them with ./roce4j's main class and JVM flags. The VM then
