@@ -2,6 +2,7 @@ package org.roce4j.emulator;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.Objects;
 import java.util.Optional;
 
 import org.roce4j.verbs.CompChannel;
@@ -47,6 +48,7 @@ final class EmulatedCompChannel extends Resource implements CompChannel {
 
     @Override
     public Optional<Cq> getCqEvent(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
         rnic.drive();
         if (rnic.isDeterministic()) {
             // Virtual time: once the fabric is idle nothing more can happen without the caller.
@@ -75,6 +77,7 @@ final class EmulatedCompChannel extends Resource implements CompChannel {
 
     @Override
     public void ackCqEvents(Cq cq, int n) {
+        Objects.requireNonNull(cq, "cq");
         rnic.run(() -> {
             checkOpen("ibv_ack_cq_events");
             if (!(cq instanceof EmulatedCq emulated) || emulated.channel() != this) {

@@ -2,6 +2,7 @@ package org.roce4j.emulator;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.Objects;
 import java.util.Optional;
 
 import org.roce4j.verbs.AsyncEvent;
@@ -149,6 +150,7 @@ final class EmulatedContext extends Resource implements Context {
 
     @Override
     public Optional<AsyncEvent> getAsyncEvent(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
         if (rnic.isDeterministic()) {
             // Virtual time: once the fabric is idle nothing more can happen without the caller.
             return pollAsyncEvent();

@@ -1,5 +1,7 @@
 package org.roce4j.emulator;
 
+import java.util.Objects;
+
 import org.roce4j.verbs.AsyncEvent;
 import org.roce4j.verbs.AsyncEventType;
 import org.roce4j.verbs.CompChannel;
@@ -97,6 +99,7 @@ final class EmulatedCq extends Resource implements Cq {
 
     @Override
     public int poll(WorkCompletion[] completions) {
+        Objects.requireNonNull(completions, "completions");
         rnic.drive();
         if (published == 0 && !rnic.isDeterministic()) {
             // Nothing to take (a closed or overrun CQ publishes -1 and throws under the lock). The

@@ -1,6 +1,7 @@
 package org.roce4j.emulator;
 
 import java.lang.foreign.MemorySegment;
+import java.util.Objects;
 import java.util.Set;
 
 import org.roce4j.verbs.AccessFlag;
@@ -39,6 +40,8 @@ final class EmulatedPd extends Resource implements Pd {
 
     @Override
     public Mr regMr(MemorySegment memory, long iova, Set<AccessFlag> access) {
+        Objects.requireNonNull(memory, "memory");
+        Objects.requireNonNull(access, "access");
         return rnic.call(() -> {
             checkOpen("ibv_reg_mr");
             if (!memory.isNative()) {
@@ -67,6 +70,7 @@ final class EmulatedPd extends Resource implements Pd {
 
     @Override
     public Qp createQp(QpInitAttr initAttr) {
+        Objects.requireNonNull(initAttr, "initAttr");
         return rnic.call(() -> {
             checkOpen("ibv_create_qp");
             return EmulatedQp.create(rnic, this, initAttr);
@@ -75,6 +79,7 @@ final class EmulatedPd extends Resource implements Pd {
 
     @Override
     public Srq createSrq(SrqInitAttr initAttr) {
+        Objects.requireNonNull(initAttr, "initAttr");
         return rnic.call(() -> {
             checkOpen("ibv_create_srq");
             return EmulatedSrq.create(rnic, this, initAttr);
@@ -83,6 +88,7 @@ final class EmulatedPd extends Resource implements Pd {
 
     @Override
     public Ah createAh(AhAttr attr) {
+        Objects.requireNonNull(attr, "attr");
         return rnic.call(() -> {
             checkOpen("ibv_create_ah");
             NetworkPath path = resolvePath(rnic, "ibv_create_ah", attr);

@@ -1,6 +1,7 @@
 package org.roce4j.emulator;
 
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 
 import org.roce4j.verbs.AccessFlag;
@@ -185,6 +186,8 @@ final class EmulatedQp extends Resource implements Qp {
 
     @Override
     public void modify(QpAttr attr, Set<QpAttrMask> mask) {
+        Objects.requireNonNull(attr, "attr");
+        Objects.requireNonNull(mask, "mask");
         rnic.run(() -> {
             String verb = "ibv_modify_qp";
             checkOpen(verb);
@@ -366,6 +369,7 @@ final class EmulatedQp extends Resource implements Qp {
 
     @Override
     public QpAttr query(Set<QpAttrMask> mask) {
+        Objects.requireNonNull(mask, "mask");
         return rnic.call(() -> {
             checkOpen("ibv_query_qp");
             QpAttr attr = new QpAttr()
@@ -387,6 +391,7 @@ final class EmulatedQp extends Resource implements Qp {
 
     @Override
     public void postSend(SendWr wr) {
+        Objects.requireNonNull(wr, "wr");
         rnic.run(EmulatedQp::postOneSend, this, wr); // a static reference: no allocation per post
         rnic.wakeUp();
     }
@@ -397,6 +402,7 @@ final class EmulatedQp extends Resource implements Qp {
 
     @Override
     public void postSend(List<SendWr> wrs) {
+        Objects.requireNonNull(wrs, "wrs");
         rnic.run(() -> {
             for (int i = 0; i < wrs.size(); i++) {
                 postSendOne(wrs.get(i), i);
@@ -425,6 +431,7 @@ final class EmulatedQp extends Resource implements Qp {
 
     @Override
     public void postRecv(RecvWr wr) {
+        Objects.requireNonNull(wr, "wr");
         rnic.run(EmulatedQp::postOneReceive, this, wr); // a static reference: no allocation per post
     }
 
@@ -434,6 +441,7 @@ final class EmulatedQp extends Resource implements Qp {
 
     @Override
     public void postRecv(List<RecvWr> wrs) {
+        Objects.requireNonNull(wrs, "wrs");
         rnic.run(() -> {
             for (int i = 0; i < wrs.size(); i++) {
                 postRecvOne(wrs.get(i), i);

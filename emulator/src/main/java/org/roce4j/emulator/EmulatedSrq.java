@@ -1,6 +1,7 @@
 package org.roce4j.emulator;
 
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 
 import org.roce4j.verbs.AsyncEvent;
@@ -71,6 +72,7 @@ final class EmulatedSrq extends Resource implements Srq {
 
     @Override
     public void postRecv(RecvWr wr) {
+        Objects.requireNonNull(wr, "wr");
         rnic.run(EmulatedSrq::postFirst, this, wr); // a static reference: no allocation per post
     }
 
@@ -80,6 +82,7 @@ final class EmulatedSrq extends Resource implements Srq {
 
     @Override
     public void postRecv(List<RecvWr> wrs) {
+        Objects.requireNonNull(wrs, "wrs");
         rnic.run(() -> {
             for (int i = 0; i < wrs.size(); i++) {
                 postOne(wrs.get(i), i);
@@ -104,6 +107,8 @@ final class EmulatedSrq extends Resource implements Srq {
 
     @Override
     public void modify(SrqAttr attr, Set<SrqAttrMask> mask) {
+        Objects.requireNonNull(attr, "attr");
+        Objects.requireNonNull(mask, "mask");
         rnic.run(() -> {
             checkOpen("ibv_modify_srq");
             if (mask.contains(SrqAttrMask.MAX_WR)) {

@@ -6,6 +6,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
 
 import org.roce4j.verbs.CompChannel;
@@ -42,6 +43,7 @@ final class IbvCompChannel extends Resource implements CompChannel {
 
     @Override
     public Optional<Cq> getCqEvent(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
         checkOpen("ibv_get_cq_event");
         int millis = (int) Math.min(Integer.MAX_VALUE, Math.max(0, timeout.toMillis()));
         if (!context.lib.readable(fd, millis)) {
@@ -62,6 +64,7 @@ final class IbvCompChannel extends Resource implements CompChannel {
 
     @Override
     public void ackCqEvents(Cq cq, int events) {
+        Objects.requireNonNull(cq, "cq");
         checkOpen("ibv_ack_cq_events");
         if (!(cq instanceof IbvCq ours) || ours.channel() != this) {
             throw new VerbsException(Errno.EINVAL, "ibv_ack_cq_events: the CQ does not report to this channel");

@@ -10,6 +10,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -228,6 +229,7 @@ final class IbvContext extends Resource implements Context {
 
     @Override
     public Optional<AsyncEvent> getAsyncEvent(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
         checkOpen("ibv_get_async_event");
         int millis = (int) Math.min(Integer.MAX_VALUE, Math.max(0, timeout.toMillis()));
         if (!lib.readable(asyncFd, millis)) {

@@ -9,6 +9,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
+import java.util.Objects;
 
 import org.roce4j.verbs.CompChannel;
 import org.roce4j.verbs.Context;
@@ -92,6 +93,7 @@ final class IbvCq extends Resource implements Cq {
 
     @Override
     public synchronized int poll(WorkCompletion[] completions) {
+        Objects.requireNonNull(completions, "completions");
         checkOpen("ibv_poll_cq");
         int total = 0;
         while (total < completions.length) {

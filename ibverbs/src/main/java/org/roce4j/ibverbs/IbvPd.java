@@ -6,6 +6,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.Objects;
 import java.util.Set;
 
 import org.roce4j.verbs.AccessFlag;
@@ -45,6 +46,8 @@ final class IbvPd extends Resource implements Pd {
 
     @Override
     public Mr regMr(MemorySegment memory, long iova, Set<AccessFlag> access) {
+        Objects.requireNonNull(memory, "memory");
+        Objects.requireNonNull(access, "access");
         checkOpen("ibv_reg_mr");
         if (!memory.isNative()) {
             throw new VerbsException(Errno.EINVAL, "ibv_reg_mr: a heap segment cannot be registered: the RNIC "
@@ -71,6 +74,7 @@ final class IbvPd extends Resource implements Pd {
 
     @Override
     public Qp createQp(QpInitAttr initAttr) {
+        Objects.requireNonNull(initAttr, "initAttr");
         checkOpen("ibv_create_qp");
         IbvCq sendCq = cqOf("send_cq", initAttr.sendCq());
         IbvCq recvCq = cqOf("recv_cq", initAttr.recvCq());
@@ -131,6 +135,7 @@ final class IbvPd extends Resource implements Pd {
 
     @Override
     public Srq createSrq(SrqInitAttr initAttr) {
+        Objects.requireNonNull(initAttr, "initAttr");
         checkOpen("ibv_create_srq");
         try (Arena arena = Arena.ofConfined()) {
             var l = Layouts.IBV_SRQ_INIT_ATTR;
@@ -148,6 +153,7 @@ final class IbvPd extends Resource implements Pd {
 
     @Override
     public Ah createAh(AhAttr attr) {
+        Objects.requireNonNull(attr, "attr");
         checkOpen("ibv_create_ah");
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment a = arena.allocate(Layouts.IBV_AH_ATTR);

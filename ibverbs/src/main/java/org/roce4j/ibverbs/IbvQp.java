@@ -9,6 +9,7 @@ import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 
 import org.roce4j.verbs.AccessFlag;
@@ -85,6 +86,8 @@ final class IbvQp extends Resource implements Qp {
 
     @Override
     public void modify(QpAttr attr, Set<QpAttrMask> mask) {
+        Objects.requireNonNull(attr, "attr");
+        Objects.requireNonNull(mask, "mask");
         checkOpen("ibv_modify_qp");
         try (Arena scratch = Arena.ofConfined()) {
             MemorySegment a = scratch.allocate(A);
@@ -140,6 +143,7 @@ final class IbvQp extends Resource implements Qp {
 
     @Override
     public QpAttr query(Set<QpAttrMask> mask) {
+        Objects.requireNonNull(mask, "mask");
         checkOpen("ibv_query_qp");
         try (Arena scratch = Arena.ofConfined()) {
             MemorySegment a = scratch.allocate(A);
@@ -179,6 +183,7 @@ final class IbvQp extends Resource implements Qp {
 
     @Override
     public void postSend(SendWr wr) {
+        Objects.requireNonNull(wr, "wr");
         synchronized (sendChain) {
             checkOpen("ibv_post_send");
             sendChain.post(pd.context.postSend, qp, wr);
@@ -187,6 +192,7 @@ final class IbvQp extends Resource implements Qp {
 
     @Override
     public void postSend(List<SendWr> wrs) {
+        Objects.requireNonNull(wrs, "wrs");
         synchronized (sendChain) {
             checkOpen("ibv_post_send");
             sendChain.post(pd.context.postSend, qp, wrs);
@@ -195,6 +201,7 @@ final class IbvQp extends Resource implements Qp {
 
     @Override
     public void postRecv(RecvWr wr) {
+        Objects.requireNonNull(wr, "wr");
         synchronized (recvChain) {
             checkOpen("ibv_post_recv");
             recvChain.post("ibv_post_recv", pd.context.postRecv, qp, wr);
@@ -203,6 +210,7 @@ final class IbvQp extends Resource implements Qp {
 
     @Override
     public void postRecv(List<RecvWr> wrs) {
+        Objects.requireNonNull(wrs, "wrs");
         synchronized (recvChain) {
             checkOpen("ibv_post_recv");
             recvChain.post("ibv_post_recv", pd.context.postRecv, qp, wrs);

@@ -5,6 +5,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 
 import org.roce4j.verbs.Pd;
@@ -38,6 +39,7 @@ final class IbvSrq extends Resource implements Srq {
 
     @Override
     public void postRecv(RecvWr wr) {
+        Objects.requireNonNull(wr, "wr");
         synchronized (chain) {
             checkOpen("ibv_post_srq_recv");
             chain.post("ibv_post_srq_recv", pd.context.postSrqRecv, srq, wr);
@@ -46,6 +48,7 @@ final class IbvSrq extends Resource implements Srq {
 
     @Override
     public void postRecv(List<RecvWr> wrs) {
+        Objects.requireNonNull(wrs, "wrs");
         synchronized (chain) {
             checkOpen("ibv_post_srq_recv");
             chain.post("ibv_post_srq_recv", pd.context.postSrqRecv, srq, wrs);
@@ -54,6 +57,8 @@ final class IbvSrq extends Resource implements Srq {
 
     @Override
     public void modify(SrqAttr attr, Set<SrqAttrMask> mask) {
+        Objects.requireNonNull(attr, "attr");
+        Objects.requireNonNull(mask, "mask");
         checkOpen("ibv_modify_srq");
         int bits = 0;
         for (SrqAttrMask m : mask) {

@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
+import org.roce4j.verbs.spi.ArgumentChecks;
+
 /**
  * A completion queue: {@code struct ibv_cq}. Completions are polled in the order the work
  * completed; on a backend without threads of its own (the deterministic emulator) polling is what
@@ -37,9 +39,10 @@ public interface Cq extends AutoCloseable {
      * {@return up to {@code max} completions, oldest first}
      *
      * @param max the most to take
+     * @throws VerbsException EINVAL when {@code max} is negative
      */
     default List<WorkCompletion> poll(int max) {
-        WorkCompletion[] some = new WorkCompletion[max];
+        WorkCompletion[] some = new WorkCompletion[ArgumentChecks.requireNonNegative(max, "max")];
         int n = poll(some);
         List<WorkCompletion> list = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {

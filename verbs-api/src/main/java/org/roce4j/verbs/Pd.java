@@ -1,6 +1,7 @@
 package org.roce4j.verbs;
 
 import java.lang.foreign.MemorySegment;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -21,7 +22,7 @@ public interface Pd extends AutoCloseable {
      * @param access the rights: LOCAL_WRITE, REMOTE_WRITE, REMOTE_READ, REMOTE_ATOMIC, MW_BIND
      */
     default Mr regMr(MemorySegment memory, Set<AccessFlag> access) {
-        return regMr(memory, memory.address(), access);
+        return regMr(memory, Objects.requireNonNull(memory, "memory").address(), access);
     }
 
     /**

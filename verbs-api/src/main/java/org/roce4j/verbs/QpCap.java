@@ -1,5 +1,7 @@
 package org.roce4j.verbs;
 
+import org.roce4j.verbs.spi.ArgumentChecks;
+
 /**
  * Queue sizes of a queue pair: {@code struct ibv_qp_cap}. On creation these are requests; the
  * backend may round them up and reports what it granted in {@link Qp#initAttr()}.
@@ -11,11 +13,13 @@ package org.roce4j.verbs;
  * @param maxInlineData bytes a send may carry inline ({@code max_inline_data})
  */
 public record QpCap(int maxSendWr, int maxRecvWr, int maxSendSge, int maxRecvSge, int maxInlineData) {
-    /** Checks that no capacity is negative (IllegalArgumentException). */
+    /** Checks that no capacity is negative: {@link VerbsException} EINVAL. */
     public QpCap {
-        if (maxSendWr < 0 || maxRecvWr < 0 || maxSendSge < 0 || maxRecvSge < 0 || maxInlineData < 0) {
-            throw new IllegalArgumentException("negative queue capacity");
-        }
+        ArgumentChecks.requireNonNegative(maxSendWr, "maxSendWr");
+        ArgumentChecks.requireNonNegative(maxRecvWr, "maxRecvWr");
+        ArgumentChecks.requireNonNegative(maxSendSge, "maxSendSge");
+        ArgumentChecks.requireNonNegative(maxRecvSge, "maxRecvSge");
+        ArgumentChecks.requireNonNegative(maxInlineData, "maxInlineData");
     }
 
     /**

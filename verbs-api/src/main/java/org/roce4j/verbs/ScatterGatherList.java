@@ -1,6 +1,7 @@
 package org.roce4j.verbs;
 
 import java.util.Arrays;
+import java.util.Objects;
 
 /**
  * The SGEs of a work request ({@code struct ibv_sge[]}), stored in parallel arrays that grow once and
@@ -45,7 +46,7 @@ public final class ScatterGatherList {
      * @param length how many bytes
      */
     public ScatterGatherList add(Mr mr, long offset, int length) {
-        return add(mr.address() + offset, length, mr.lkey());
+        return add(Objects.requireNonNull(mr, "mr").address() + offset, length, mr.lkey());
     }
 
     /** Removes every SGE; the arrays keep their capacity. */

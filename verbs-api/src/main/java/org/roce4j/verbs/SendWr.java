@@ -1,6 +1,7 @@
 package org.roce4j.verbs;
 
 import java.util.EnumSet;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -176,7 +177,7 @@ public final class SendWr {
      *
      * @param op the operation
      */
-    public SendWr opcode(WrOpcode op) { opcode = op; return this; }
+    public SendWr opcode(WrOpcode op) { opcode = Objects.requireNonNull(op, "op"); return this; }
     /**
      * {@return this request, with all its flags set at once}
      *
@@ -257,11 +258,16 @@ public final class SendWr {
     /**
      * {@return this request, with its UD destination set: address handle, remote QPN and Q_Key}
      *
-     * @param handle the address handle of the destination
-     * @param qpn    the destination QP number
-     * @param qkey   the Q_Key
+     * @param ah   the address handle of the destination
+     * @param qpn  the destination QP number
+     * @param qkey the Q_Key
      */
-    public SendWr ud(Ah handle, int qpn, int qkey) { ah = handle; remoteQpn = qpn; remoteQkey = qkey; return this; }
+    public SendWr ud(Ah ah, int qpn, int qkey) {
+        this.ah = Objects.requireNonNull(ah, "ah");
+        remoteQpn = qpn;
+        remoteQkey = qkey;
+        return this;
+    }
 
     /** {@return this request, every field cleared for reuse (the SGE arrays keep their capacity)} */
     public SendWr reset() {

@@ -1,5 +1,7 @@
 package org.roce4j.verbs;
 
+import org.roce4j.verbs.spi.ArgumentChecks;
+
 /**
  * {@code struct ibv_srq_attr}: as queried, or the values of a modify.
  *
@@ -8,4 +10,10 @@ package org.roce4j.verbs;
  * @param srqLimit the limit below which SRQ_LIMIT_REACHED is raised, 0 = disarmed ({@code srq_limit})
  */
 public record SrqAttr(int maxWr, int maxSge, int srqLimit) {
+    /** Checks that no count is negative: {@link VerbsException} EINVAL. */
+    public SrqAttr {
+        ArgumentChecks.requireNonNegative(maxWr, "maxWr");
+        ArgumentChecks.requireNonNegative(maxSge, "maxSge");
+        ArgumentChecks.requireNonNegative(srqLimit, "srqLimit");
+    }
 }

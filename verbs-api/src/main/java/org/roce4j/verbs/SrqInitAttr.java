@@ -1,5 +1,7 @@
 package org.roce4j.verbs;
 
+import org.roce4j.verbs.spi.ArgumentChecks;
+
 /**
  * What {@link Pd#createSrq} needs: {@code struct ibv_srq_init_attr}.
  *
@@ -8,4 +10,10 @@ package org.roce4j.verbs;
  * @param srqLimit raise {@link AsyncEventType#SRQ_LIMIT_REACHED} when fewer WQEs remain (0 = disarmed)
  */
 public record SrqInitAttr(int maxWr, int maxSge, int srqLimit) {
+    /** Checks that no count is negative: {@link VerbsException} EINVAL. */
+    public SrqInitAttr {
+        ArgumentChecks.requireNonNegative(maxWr, "maxWr");
+        ArgumentChecks.requireNonNegative(maxSge, "maxSge");
+        ArgumentChecks.requireNonNegative(srqLimit, "srqLimit");
+    }
 }
