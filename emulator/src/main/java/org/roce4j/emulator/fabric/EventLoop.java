@@ -83,9 +83,11 @@ final class EventLoop implements Runnable {
         ReentrantLock lock = fabric.lock();
         while (!fabric.isClosed()) {
             long wakeUpsSeen = wakeUps.get();
+            lock.lock();
+            // The clock is read holding the lock: a cycle that waited behind an application's call
+            // would otherwise arm that call's timers (the ACK timeout) with the time before the wait.
             long now = clock.nanoTime();
             long next;
-            lock.lock();
             try {
                 if (fabric.isClosed()) {
                     break;
