@@ -210,6 +210,8 @@ final class Perftest {
                 } else {
                     bandwidth(comm, mine[0], remote, traffic);
                 }
+                out.println(PerftestDataCheck.note(options));
+                out.flush();
                 return 0;
             }
         } finally {

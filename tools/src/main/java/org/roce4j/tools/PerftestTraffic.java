@@ -1,5 +1,6 @@
 package org.roce4j.tools;
 
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 
@@ -60,6 +61,9 @@ final class PerftestTraffic {
         long pollAt = res.remoteOffset(0) + size - 1;
         long postAt = res.localOffset(0) + size - 1;
         SendWr write = request(0, size, remote);
+        long[] earlierSizes = java.util.Arrays.stream(options.sizes()).filter(s -> s < size).toArray();
+        PerftestDataCheck.WriteLatMessages messages = new PerftestDataCheck.WriteLatMessages(
+                res.buffer.asSlice(res.remoteOffset(0), size), earlierSizes, iters);
         long[] posted = new long[iters];
         int scnt = 0;
         int rcnt = 0;
@@ -74,6 +78,8 @@ final class PerftestTraffic {
                     }
                     Thread.onSpinWait();
                 }
+                // Before we write: the peer writes again only after it has seen ours.
+                messages.arrived(rcnt);
             }
             if (scnt < iters) {
                 posted[scnt] = System.nanoTime();
@@ -94,34 +100,51 @@ final class PerftestTraffic {
      */
     long[] roundTrips(int size, PerftestAddress remote) throws PingpongFailure {
         SendWr wr = request(0, size, remote);
-        boolean fetchAdd = options.test().verb() == Perftest.Verb.ATOMIC && options.atomic() == Perftest.Atomic.FETCH_AND_ADD;
+        PerftestDataCheck.Reads reads = reads(size);
+        PerftestDataCheck.Fetches fetches = fetches(true);
         long[] posted = new long[options.iters()];
-        long previous = 0;
         for (int scnt = 0; scnt < posted.length; scnt++) {
             posted[scnt] = System.nanoTime();
             int number = scnt + 1;
             post(res.qps[0], wr, -1, number);
             awaitSend("request", number);
-            if (fetchAdd) {
-                previous = checkFetched(scnt, previous);
-            }
+            checkCompleted(0, reads, fetches);
         }
         return posted;
     }
 
-    /**
-     * roce4j's own data check (perftest 6.06 has none): the client alone adds to the server's word,
-     * one FETCH_AND_ADD at a time, so each one must fetch the value the one before fetched plus
-     * {@link #ADD_VALUE}, whatever the word held at first. The fetched value lands in our sending
-     * slot in host byte order (IBTA o9-28: the original remote data, as the requester's memory holds it).
-     */
-    private long checkFetched(int scnt, long previous) throws PingpongFailure {
-        long fetched = res.buffer.get(ValueLayout.JAVA_LONG_UNALIGNED, res.localOffset(0));
-        if (scnt > 0 && fetched != previous + ADD_VALUE) {
-            throw new PingpongFailure(String.format(" FETCH_AND_ADD %d fetched 0x%x; the one before fetched 0x%x"
-                    + " and nothing else adds to that word", scnt + 1, fetched, previous));
+    /** The READ check of a run of {@code size}-byte READs, or null for the other verbs. */
+    private PerftestDataCheck.Reads reads(int size) {
+        if (options.test().verb() != Perftest.Verb.READ) {
+            return null;
         }
-        return fetched;
+        MemorySegment[] slots = new MemorySegment[res.qps.length];
+        for (int i = 0; i < slots.length; i++) {
+            slots[i] = res.buffer.asSlice(res.localOffset(i), size);
+        }
+        return new PerftestDataCheck.Reads(slots);
+    }
+
+    /** The atomics' check, or null for the other verbs. */
+    private PerftestDataCheck.Fetches fetches(boolean oneAtATime) {
+        if (options.test().verb() != Perftest.Verb.ATOMIC) {
+            return null;
+        }
+        return new PerftestDataCheck.Fetches(options.atomic() == Perftest.Atomic.CMP_AND_SWAP, oneAtATime, res.qps.length);
+    }
+
+    /**
+     * roce4j's data check (perftest 6.06 has none, see {@link PerftestDataCheck}) after a request of QP
+     * {@code qp} completed: a READ's bytes, or the value an atomic fetched into our sending slot in host
+     * byte order (IBTA o9-28: the original remote data, as the requester's memory holds it).
+     */
+    private void checkCompleted(int qp, PerftestDataCheck.Reads reads, PerftestDataCheck.Fetches fetches)
+            throws PingpongFailure {
+        if (reads != null) {
+            reads.completed(qp);
+        } else if (fetches != null) {
+            fetches.completed(qp, res.buffer.get(ValueLayout.JAVA_LONG_UNALIGNED, res.localOffset(qp)));
+        }
     }
 
     /** How many receives a SEND test keeps posted per QP (perftest prints it as "RX depth"). */
@@ -192,6 +215,8 @@ final class PerftestTraffic {
         }
         int[] scnt = new int[count];
         int[] ccnt = new int[count];
+        PerftestDataCheck.Reads reads = reads(size);
+        PerftestDataCheck.Fetches fetches = fetches(false);
         long[] posted = new long[total];
         long[] completed = new long[total];
         int sent = 0;
@@ -213,6 +238,9 @@ final class PerftestTraffic {
                 for (int k = 0; k < n; k++) {
                     ccnt[qpOf[k]]++;
                     completed[done++] = now;
+                }
+                for (int k = 0; k < n; k++) {
+                    checkCompleted(qpOf[k], reads, fetches);
                 }
                 last = now;
             } else if (stalled(last)) {

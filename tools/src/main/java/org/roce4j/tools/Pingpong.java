@@ -6,7 +6,6 @@ import static org.roce4j.tools.VerbsSteps.step;
 import java.io.PrintWriter;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -56,9 +55,13 @@ import org.roce4j.verbs.WorkCompletion;
 final class Pingpong {
     enum Service { RC, UC, UD, SRQ }
 
-    /** The command-line options, as the C tools name them. */
+    /**
+     * The command-line options, as the C tools name them, and one that is roce4j's alone and for
+     * tests only: {@code corruptPayloadForTest} spoils every message this side sends.
+     */
     record Options(Service service, String host, int port, String ibDev, int ibPort, int size, Mtu mtu,
-                   int rxDepth, int iters, int sl, boolean events, int gidIndex, boolean check, int numQp) {
+                   int rxDepth, int iters, int sl, boolean events, int gidIndex, boolean check, int numQp,
+                   boolean corruptPayloadForTest) {
     }
 
     static final int RECV_WRID = 1;
@@ -89,6 +92,7 @@ final class Pingpong {
     private Srq srq;
     private Ah ah;
     private MemorySegment buffer;
+    private PingpongPayload payload;
     private boolean inline;
     private int numCqEvents;
 
@@ -169,7 +173,8 @@ final class Pingpong {
         int bufferSize = ud() ? options.size() + GRH_BYTES : options.size();
         buffer = arena.allocate(Math.max(1, bufferSize), PAGE_SIZE).asSlice(0, bufferSize);
         // ibv_srq_pingpong clears its buffer; the others fill it with 0x7b ("FIXME memset(ctx->buf, 0, size)").
-        buffer.fill(srq() ? (byte) 0 : (byte) 0x7b);
+        payload = new PingpongPayload(options.service(), options.size(), dataOffset());
+        payload.fill(buffer);
 
         context = steps.open("Couldn't get context for " + selection.device().name(), () -> selection.device().open());
         if (ud()) {
@@ -315,9 +320,7 @@ final class Pingpong {
         SendWr send = newSend(remote);
         if (client()) {
             if (options.check()) {
-                for (int i = 0; i < options.size(); i += PAGE_SIZE) {
-                    buffer.set(ValueLayout.JAVA_BYTE, dataOffset() + i, (byte) 0); // i / page_size % sizeof(char)
-                }
+                payload.markPages(buffer);
             }
             for (int i = 0; i < qps.size(); i++) {
                 postSend(send, i);
@@ -373,6 +376,9 @@ final class Pingpong {
                             }
                         }
                         rcnt++;
+                        if (options.check()) {
+                            payload.check(buffer);
+                        }
                     }
                     default -> throw new PingpongFailure("Completion for unknown wr_id " + (int) c.wrId() + parseFailed(ne));
                 }
@@ -385,8 +391,8 @@ final class Pingpong {
         }
         long end = System.nanoTime();
         report((end - start) / 1000);
-        if (!client() && options.check()) {
-            return checkReceived() ? 0 : 1;
+        if (options.check()) {
+            return payload.report(out, err) ? 0 : 1;
         }
         return 0;
     }
@@ -411,6 +417,9 @@ final class Pingpong {
     }
 
     private void postSend(SendWr send, int qpIndex) throws PingpongFailure {
+        if (options.corruptPayloadForTest()) {
+            payload.corrupt(buffer);
+        }
         act("Couldn't post send", () -> qps.get(qpIndex).postSend(send));
     }
 
@@ -478,32 +487,6 @@ final class Pingpong {
             return value > 0 ? "inf" : "-inf";
         }
         return String.format(Locale.ROOT, "%.2f", value);
-    }
-
-    /**
-     * {@code -c} on the server: the C tools check that the first byte of every page is what their
-     * client put there (0). This checks every byte against what such a client sends (the buffer's
-     * fill, 0x7b or 0 for srq, with 0 at each page start) and reports each page that differs in the
-     * C tools' words.
-     */
-    private boolean checkReceived() {
-        byte fill = srq() ? (byte) 0 : (byte) 0x7b;
-        boolean valid = true;
-        for (int page = 0; page * PAGE_SIZE < options.size(); page++) {
-            int from = page * PAGE_SIZE;
-            int to = Math.min(options.size(), from + PAGE_SIZE);
-            boolean pageValid = true;
-            for (int i = from; i < to && pageValid; i++) {
-                byte expected = i == from ? 0 : fill;
-                pageValid = buffer.get(ValueLayout.JAVA_BYTE, dataOffset() + i) == expected;
-            }
-            if (!pageValid) {
-                out.printf("invalid data in page %d%n", page);
-                valid = false;
-            }
-        }
-        out.flush();
-        return valid;
     }
 
     // pp_close_ctx: everything in the reverse order of creation (QPs, SRQ, CQ, MR, AH, PD, channel, context).

@@ -77,6 +77,15 @@ abstract class PingpongCommand implements Callable<Integer>, PeerEnvironment.Use
     @Option(names = {"-c", "--chk"}, description = "validate received buffer")
     boolean check;
 
+    /**
+     * TEST ONLY, hidden from the help: spoils the first byte of every message this side sends, so
+     * that a test can show the peer's {@code -c} check (and an interop case's scan of the C tool's
+     * output) catching it. Never meant for a real run.
+     */
+    @Option(names = "--corrupt-payload-for-test", hidden = true,
+            description = "TEST ONLY: spoil the first byte of every message sent")
+    boolean corruptPayloadForTest;
+
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help and exit")
     boolean help;
 
@@ -121,8 +130,11 @@ abstract class PingpongCommand implements Callable<Integer>, PeerEnvironment.Use
         if (rxDepth < 1 || iters < 0) {
             throw new ParameterException(spec.commandLine(), "--rx-depth must be 1 or more and --iters 0 or more");
         }
+        if (corruptPayloadForTest) {
+            spec.commandLine().getErr().println("TEST ONLY: --corrupt-payload-for-test spoils every message this side sends");
+        }
         Pingpong.Options options = new Pingpong.Options(service(), host, port, ibDev, ibPort, messageSize, mtu(),
-                rxDepth, iters, sl, events, gidIndex, check, numQp());
+                rxDepth, iters, sl, events, gidIndex, check, numQp(), corruptPayloadForTest);
         return new Pingpong(options, spec.commandLine().getOut(), spec.commandLine().getErr(), environment.devices(),
                 environment.listening(), new SecureRandom()).run();
     }

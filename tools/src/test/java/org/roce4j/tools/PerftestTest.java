@@ -130,6 +130,7 @@ class PerftestTest {
         run.assertSucceeded();
         assertLatencyRow(run.client(), 3000, 10);
         assertThat(run.server().out()).doesNotContain(PerftestReport.LAT_HEADER).contains(" OUT 0x80 RKey ");
+        assertThat(run.client().out()).contains(" roce4j data check: every READ returned the bytes the first READ");
         assertThat(run.client().out()).contains(" Outstand reads  : 128", " TX depth        : 1");
         assertThat(run.server().out()).doesNotContain(" TX depth");
         assertThat(count(CLIENT_MAC, READ_REQUEST)).isEqualTo(10);

@@ -103,6 +103,44 @@ class PingpongTest {
     }
 
     @Test
+    @DisplayName("-c: a client that spoils what it sends (--corrupt-payload-for-test) fails the server's check: "
+            + "'invalid data in page 0', exit 1")
+    void corruptedByClientFailsServerCheck() throws Exception {
+        String[] checked = {"-g", "1", "-n", "10", "-s", "8192", "-c"};
+        Pair run = pingpong("rc-pingpong", 1, checked, concat(checked, "--corrupt-payload-for-test"));
+
+        assertThat(run.server.exit()).as(run.server.err()).isEqualTo(1);
+        assertThat(run.server.lines()).contains("invalid data in page 0").doesNotContain("invalid data in page 1");
+        assertThat(run.server.err()).contains("-c: 10 of 10 received messages had invalid data (the first: message 1)");
+        assertThat(run.client.err()).startsWith("TEST ONLY: --corrupt-payload-for-test");
+    }
+
+    @Test
+    @DisplayName("-c checks on the client too (the C client checks nothing): a server that spoils what it sends "
+            + "fails the client from message 1, exit 1 (the server sees its spoiled byte only from message 2, echoed)")
+    void corruptedByServerFailsClientCheck() throws Exception {
+        String[] checked = {"-g", "1", "-n", "10", "-s", "8192", "-c"};
+        Pair run = pingpong("rc-pingpong", 1, concat(checked, "--corrupt-payload-for-test"), checked);
+
+        assertThat(run.client.exit()).as(run.client.err()).isEqualTo(1);
+        assertThat(run.client.lines()).contains("invalid data in page 0");
+        assertThat(run.client.err()).contains("-c: 10 of 10 received messages had invalid data (the first: message 1)");
+        // Both sides send from the buffer they receive into, so the client echoes the spoiled byte back.
+        assertThat(run.server.err()).contains("-c: 9 of 10 received messages had invalid data (the first: message 2)");
+    }
+
+    @Test
+    @DisplayName("ud-pingpong -c on the client: the message is checked after the 40-byte GRH")
+    void udCorruptedByServerFailsClientCheck() throws Exception {
+        String[] checked = {"-g", "1", "-n", "10", "-s", "512", "-c"};
+        Pair run = pingpong("ud-pingpong", 1, concat(checked, "--corrupt-payload-for-test"), checked);
+
+        assertThat(run.client.exit()).as(run.client.err()).isEqualTo(1);
+        assertThat(run.client.lines()).contains("invalid data in page 0");
+        assertThat(run.client.err()).contains("(the first: message 1)");
+    }
+
+    @Test
     @DisplayName("rc-pingpong -e: completions through a completion channel")
     void rcEvents() throws Exception {
         Pair run = pingpong("rc-pingpong", 1, "-g", "1", "-n", "100", "-s", "1024", "-e");

@@ -14,63 +14,102 @@ import org.roce4j.wire.IcrcCalculator;
  * <ol>
  *   <li>IPv6: every covered field is known (flow label, traffic class and hop limit are masked):
  *       the ICRC must match, exactly as on a frame.</li>
- *   <li>IPv4 with ID 0 and DF: match → {@link Verdict#VALID}.</li>
- *   <li>Otherwise the sender may have used another Identification (Linux Soft-RoCE counts them up,
- *       with DF). CRC-32 is affine over GF(2), so the ICRC's change caused by an Identification
+ *   <li>IPv4: CRC-32 is affine over GF(2), so the ICRC's change caused by an Identification
  *       {@code id} is a fixed linear function {@code L(id)} of its 16 bits (for a given packet
  *       length), and {@code L} is injective (a CRC-32 detects every error burst of up to 32 bits).
- *       Solving {@code L(id) = received ⊕ computed(ID 0)} recovers the one Identification (with
- *       DF, then with DF clear) that makes the ICRC match: {@link Verdict#VALID_ID_RECOVERED},
- *       and the header is rewritten with it. No solution → {@link Verdict#INVALID}.</li>
+ *       Solving {@code L(id) = received ⊕ computed(ID 0)} gives the one Identification with DF,
+ *       and the one with DF clear, that make the ICRC match (ID 0 with DF, a roce4j sender's, is
+ *       the solution when the ICRC matches as written). Then the sender's Identification sequence
+ *       decides ({@link IdentificationWindow}, which says why Linux's sequence allows it): a
+ *       solution inside the window of IDs that sender can have used next → {@link Verdict#VALID}
+ *       (ID 0 with DF) or {@link Verdict#VALID_ID_RECOVERED}, and the header is rewritten with it;
+ *       a solution outside it → {@link Verdict#ID_OUTSIDE_WINDOW} (dropped, remembered as a resync
+ *       candidate that the sender's next frame can confirm: {@link Verdict#ID_RESYNCED}); no
+ *       solution → {@link Verdict#INVALID}.</li>
  * </ol>
- * So no valid frame from Linux rxe is ever rejected, whatever its Identification; the price is
- * that 16 of the 32 ICRC bits are spent finding the Identification: a corrupt IPv4 datagram
- * passes with probability about 2 × 2⁻¹⁶ instead of 2⁻³² (the UDP checksum, which the kernel
- * checks before the socket sees anything, catches it first in practice). Over IPv6 the check is
- * the full 32 bits.
+ * False accepts: a corrupted frame's ICRC difference is, for any error a CRC-32 does not catch by
+ * construction, a uniformly random 32-bit value, and it passes only when it equals {@code L(id)}
+ * (or {@code L(id) ⊕ DF}) for an accepted {@code id}: with {@code A} Identifications acceptable,
+ * probability {@code A / 2³²}. Back to back from a known sender {@code A = BEHIND + 1 + BASE_WINDOW
+ * + ⌈t × 1000/s⌉} = 289 plus one per millisecond since its last frame: about 2⁻²³·⁸ (1 s idle: 1289,
+ * 2⁻²¹·⁷), where accepting any Identification gave 2 × 2¹⁶ / 2³² = 2⁻¹⁵. The first frame from a
+ * sender (nothing known yet) is still checked at 2⁻¹⁵. Over IPv6 the check is the full 32 bits.
  */
 final class ReceivedIcrc {
 
-    enum Verdict { VALID, VALID_ID_RECOVERED, INVALID }
+    enum Verdict { VALID, VALID_ID_RECOVERED, ID_RESYNCED, ID_OUTSIDE_WINDOW, INVALID }
 
     /** Offset in the ICRC's input of the IPv4 Identification: 8 bytes of pseudo-LRH, then IP bytes 4..5. */
     private static final int ID_POSITION = 8 + 4;
     /** The longest datagram the link takes (a 9216-byte jumbo frame). */
     static final int MAX_COVERED = 9216 + 8;
+    private static final int DF = 0x4000;
+    /** rxe and roce4j send DF: that solution is tried first. */
+    private static final boolean[] DF_FIRST = {true, false};
 
     private final IcrcCalculator icrc = new IcrcCalculator();
     private final CRC32 crc = new CRC32();
     private final byte[] zeros = new byte[MAX_COVERED + ID_POSITION];
     /** Per trailing length after the Identification: the reduced basis of L, and DF's vector. */
     private final int[][] solvers = new int[MAX_COVERED + ID_POSITION][];
+    private final IdentificationWindow senders = new IdentificationWindow();
 
     /**
-     * Checks the ICRC at {@code icrcOffset} of the packet whose IP header starts at {@code ip}.
-     * For IPv4 the header must hold Identification 0 and flags DF; when another Identification is
-     * recovered, the header is rewritten with it (and its flags) and its checksum recomputed.
+     * Checks the ICRC at {@code icrcOffset} of the packet whose IP header starts at {@code ip},
+     * received at {@code nowNanos} (any clock that moves at the speed of time; the window widens
+     * with the time since the sender's last frame). For IPv4 the header must hold Identification 0
+     * and flags DF; when another Identification is accepted, the header is rewritten with it (and
+     * its flags) and its checksum recomputed.
      */
-    Verdict check(byte[] b, int ip, int icrcOffset) {
+    Verdict check(byte[] b, int ip, int icrcOffset, long nowNanos) {
         int computed = icrc.compute(b, ip, icrcOffset);
         int received = IcrcCalculator.read(b, icrcOffset);
-        if (computed == received) {
-            return Verdict.VALID;
-        }
         if ((b[ip] & 0xF0) != 0x40) {
-            return Verdict.INVALID;
+            return computed == received ? Verdict.VALID : Verdict.INVALID;
         }
         int messageLength = 8 + icrcOffset - ip;
         int[] solver = solver(messageLength - ID_POSITION - 2);
         // CRC-32 stores its register reflected; the value read LSB first is the CRC32 value itself.
         int delta = computed ^ received;
-        int id = solve(solver, delta);
-        int flags = 0x4000;
-        if (id < 0) {
-            id = solve(solver, delta ^ solver[48]);
-            flags = 0;
-        }
-        if (id < 0) {
+        int withDf = solve(solver, delta);
+        int withoutDf = solve(solver, delta ^ solver[48]);
+        if (withDf < 0 && withoutDf < 0) {
             return Verdict.INVALID;
         }
+        int source = (b[ip + 12] & 0xFF) << 24 | (b[ip + 13] & 0xFF) << 16 | (b[ip + 14] & 0xFF) << 8 | b[ip + 15] & 0xFF;
+        int s = senders.find(source);
+        if (s < 0) {
+            boolean df = withDf >= 0;
+            int id = df ? withDf : withoutDf;
+            senders.learn(source, id, df, nowNanos);
+            return accept(b, ip, id, df);
+        }
+        for (boolean df : DF_FIRST) {
+            int id = df ? withDf : withoutDf;
+            if (id >= 0 && senders.inWindow(s, id, df, nowNanos)) {
+                senders.accepted(s, id, nowNanos);
+                return accept(b, ip, id, df);
+            }
+        }
+        for (boolean df : DF_FIRST) {
+            int id = df ? withDf : withoutDf;
+            if (id >= 0 && senders.confirms(s, id, df, nowNanos)) {
+                senders.resync(s, id, df, nowNanos);
+                accept(b, ip, id, df);
+                return Verdict.ID_RESYNCED;
+            }
+        }
+        boolean df = withDf >= 0;
+        senders.suspect(s, df ? withDf : withoutDf, df, nowNanos);
+        return Verdict.ID_OUTSIDE_WINDOW;
+    }
+
+    /** Writes the accepted Identification and flags into the header. */
+    private static Verdict accept(byte[] b, int ip, int id, boolean df) {
+        if (id == 0 && df) {
+            return Verdict.VALID; // what the header already says
+        }
+        int flags = df ? DF : 0;
         b[ip + 4] = (byte) (id >>> 8);
         b[ip + 5] = (byte) id;
         b[ip + 6] = (byte) (flags >>> 8);

@@ -97,6 +97,7 @@ final class UdpLink implements ExternalLink, AutoCloseable {
     private final AtomicLong icrcValid = new AtomicLong();
     private final AtomicLong icrcIdRecovered = new AtomicLong();
     private final AtomicLong icrcInvalid = new AtomicLong();
+    private final AtomicLong icrcIdOutsideWindow = new AtomicLong();
     private final AtomicLong oversizeDrops = new AtomicLong();
 
     /** Destinations resolved lately: an InetSocketAddress per peer, not per frame. Under the fabric lock. */
@@ -520,14 +521,18 @@ final class UdpLink implements ExternalLink, AutoCloseable {
             writeHeaders(sender, v6, ip, udp, n);
             IcrcStatus status = IcrcStatus.NOT_CHECKED;
             if (n >= 12 + 4) { // shorter: not even a BTH; the RNIC's parse drops it and counts why
-                switch (icrc.check(rx, ip, bth + n - 4)) {
+                switch (icrc.check(rx, ip, bth + n - 4, wallNanos())) {
                     case VALID -> {
                         icrcValid.incrementAndGet();
                         status = IcrcStatus.VALID;
                     }
-                    case VALID_ID_RECOVERED -> {
+                    case VALID_ID_RECOVERED, ID_RESYNCED -> {
                         icrcIdRecovered.incrementAndGet();
                         status = IcrcStatus.VALID;
+                    }
+                    case ID_OUTSIDE_WINDOW -> {
+                        icrcIdOutsideWindow.incrementAndGet();
+                        status = IcrcStatus.INVALID;
                     }
                     case INVALID -> {
                         icrcInvalid.incrementAndGet();
@@ -626,7 +631,8 @@ final class UdpLink implements ExternalLink, AutoCloseable {
 
     UdpLinkCounters counters() {
         return new UdpLinkCounters(framesSent.get(), transmitQueueDrops.get(), noSocketDrops.get(), sendFailures.get(),
-                datagramsReceived.get(), icrcValid.get(), icrcIdRecovered.get(), icrcInvalid.get(), oversizeDrops.get());
+                datagramsReceived.get(), icrcValid.get(), icrcIdRecovered.get(), icrcInvalid.get(), oversizeDrops.get(),
+                icrcIdOutsideWindow.get());
     }
 
     @Override

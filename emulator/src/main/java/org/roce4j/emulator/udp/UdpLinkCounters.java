@@ -12,8 +12,11 @@ package org.roce4j.emulator.udp;
  * @param icrcIdRecovered IPv4 ICRC verified with the sender's Identification recovered from it (Linux rxe's)
  * @param icrcInvalid ICRC wrong: dropped (also the RNIC's {@code icrc_errors})
  * @param oversizeDrops datagrams longer than the link takes
+ * @param icrcIdOutsideWindow IPv4 datagrams whose ICRC matched only for an Identification outside the
+ *        window expected from that sender ({@code IdentificationWindow}): dropped (also the RNIC's
+ *        {@code icrc_errors}); the sender's next frame in that Identification's window resyncs it
  */
 public record UdpLinkCounters(long framesSent, long transmitQueueDrops, long noSocketDrops, long sendFailures,
                               long datagramsReceived, long icrcValid, long icrcIdRecovered, long icrcInvalid,
-                              long oversizeDrops) {
+                              long oversizeDrops, long icrcIdOutsideWindow) {
 }

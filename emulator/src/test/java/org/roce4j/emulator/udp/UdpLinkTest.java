@@ -163,7 +163,9 @@ class UdpLinkTest {
         ud.postRecv(RecvWr.of(1, b.mr, 3_600_000, 1040));
         InetAddress to = b.rnic.address();
         byte[] payload = "hello from a peer that counts its IPv4 Identifications".getBytes();
-        try (RawPeer peer = new RawPeer("127.0.0.1")) {
+        // A sender the link has not heard from (other tests send from 127.0.0.1 with Identification 0, and
+        // 0x1234 would lie outside that sender's window): its first valid frame starts its sequence.
+        try (RawPeer peer = new RawPeer("127.0.0.11")) {
             UdpLinkCounters before = b.rnic.linkCounters();
             byte[] good = peer.datagram(RawPeer.udSend(ud.qpNum(), 0x11111111, 0x77, 5, payload), to, 0x1234);
             byte[] corrupt = good.clone();
