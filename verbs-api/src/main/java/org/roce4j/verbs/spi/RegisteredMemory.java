@@ -3,6 +3,8 @@ package org.roce4j.verbs.spi;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 
+import org.roce4j.verbs.ScatterGatherList;
+
 /**
  * The memory registered on one context, indexed by native address: where a provider finds the
  * registered segment that holds the bytes of an INLINE send. libibverbs copies inline data from the
@@ -54,6 +56,22 @@ public final class RegisteredMemory {
             if (Long.compareUnsigned(offset, s.byteSize()) <= 0
                     && Long.compareUnsigned(length, s.byteSize() - offset) <= 0 && s.scope().isAlive()) {
                 return s;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Why an INLINE send's SGE list cannot be read, or null: every non-empty SGE must lie inside a live
+     * segment registered on this context. The lkeys are ignored, as libibverbs ignores them for INLINE.
+     * The provider answers the post with EINVAL, naming the WR, as for any other bad work request.
+     */
+    public String inlineProblem(ScatterGatherList sgl) {
+        for (int i = 0; i < sgl.count(); i++) {
+            long length = Integer.toUnsignedLong(sgl.length(i));
+            if (length != 0 && holding(sgl.address(i), length) == null) {
+                return "INLINE data of SGE " + i + " (" + length + " bytes at 0x" + Long.toHexString(sgl.address(i))
+                        + ") is not inside live memory registered on this context";
             }
         }
         return null;
