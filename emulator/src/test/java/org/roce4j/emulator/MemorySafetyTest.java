@@ -269,6 +269,46 @@ class MemorySafetyTest {
         assertThat(pair[1].state()).isEqualTo(QpState.ERR);
     }
 
+    // ---- deregistration under WQEs in flight -----------------------------------------------------
+
+    @Test
+    @DisplayName("a region deregistered under a WRITE it is the source of: the rest is never read, LOC_PROT_ERR")
+    void sourceDeregisteredMidMessage() {
+        Qp[] pair = nodes.connectedPair(QpType.RC, Mtu.MTU_1024);
+        try (Arena arena = Arena.ofShared()) {
+            Mr source = regionInOwnArena(a, arena, 64 * 1024);
+            pair[0].postSend(SendWr.rdmaWrite(1, source, 0, 64 * 1024, b.mr.address(), b.mr.rkey()));
+            nodes.fabric.step(); // one duty cycle of A: the first 16 of 64 packets
+            assertThat(nodes.rnicA.counter(RnicCounter.FRAMES_SENT)).isBetween(1L, 63L);
+            source.close();
+            assertThat(a.pollAll()).extracting(WorkCompletion::status).containsExactly(WcStatus.LOC_PROT_ERR);
+            assertThat(pair[0].state()).isEqualTo(QpState.ERR);
+        }
+    }
+
+    @Test
+    @DisplayName("a region deregistered under a remote WRITE into it: not one byte written after, REM_ACCESS_ERR (rkey gone)")
+    void targetDeregisteredMidMessageIsNeverTouchedAgain() {
+        Qp[] pair = nodes.connectedPair(QpType.RC, Mtu.MTU_1024);
+        try (Arena arena = Arena.ofShared()) {
+            Mr target = regionInOwnArena(b, arena, 64 * 1024);
+            MemorySegment memory = target.segment();
+            memory.fill((byte) 0x33);
+            a.memory.asSlice(0, 64 * 1024).fill((byte) 0x77);
+            pair[0].postSend(SendWr.rdmaWrite(1, a.mr, 0, 64 * 1024, target.address(), target.rkey()));
+            while (nodes.rnicB.counter(RnicCounter.PACKETS_RECEIVED) == 0) {
+                assertThat(nodes.fabric.step()).as("the fabric has work until B receives").isTrue();
+            }
+            target.close();
+            byte[] atDeregistration = memory.toArray(ValueLayout.JAVA_BYTE);
+            assertThat(atDeregistration[0]).as("the first packet was written before").isEqualTo((byte) 0x77);
+            assertThat(a.pollAll()).extracting(WorkCompletion::status).containsExactly(WcStatus.REM_ACCESS_ERR);
+            assertThat(memory.toArray(ValueLayout.JAVA_BYTE)).as("bytes after deregistration")
+                    .isEqualTo(atDeregistration);
+            assertThat(pair[1].state()).isEqualTo(QpState.ERR);
+        }
+    }
+
     // ---- atomics on a region whose native address is misaligned ---------------------------------
 
     @Test
