@@ -561,7 +561,7 @@ final class Responder {
      * registration, it is confined to a thread the RNIC does not run on; see {@link MemoryRegion#store}).
      * The fault is the responder's own, not the requester's, so it is rxe's class A
      * (rxe_resp.c RESPST_ERR_MALFORMED_WQE, for every QP type): NAK "remote operational error"
-     * (IBTA 9.7.5.2.4: the responder could not complete the request for a reason local to it), the
+     * (AETH NAK code 3: the responder could not complete the request for a reason local to it), the
      * receive WQE being filled, if any, completes LOC_QP_OP_ERR, and the QP goes to the error state.
      * A WRITE or READ leaves no receive WQE to report the error, so the QP also raises QP_FATAL (IBTA
      * 11.6.3.1, "local work queue catastrophic error": an error that is neither an invalid request
