@@ -309,6 +309,7 @@ final class Completer {
             int result = SgeCopy.scatter(rnic.memoryRegions, qp.pd, sq.sgeAddress, sq.sgeLength, sq.sgeLkey,
                     sq.sgeBase(seq), wqe.numSge, offset, packet.buffer(), packet.payloadOffset(), (int) expectedLength);
             if (result != SgeCopy.OK) {
+                countMemoryFault(result);
                 fail(wqe, result == SgeCopy.TOO_LONG ? WcStatus.LOC_LEN_ERR : WcStatus.LOC_PROT_ERR);
                 return;
             }
@@ -336,11 +337,22 @@ final class Completer {
         int result = SgeCopy.scatter(rnic.memoryRegions, qp.pd, sq.sgeAddress, sq.sgeLength, sq.sgeLkey,
                 sq.sgeBase(seq), wqe.numSge, 0, atomicResult, 0, 8);
         if (result != SgeCopy.OK) {
+            countMemoryFault(result);
             fail(wqe, WcStatus.LOC_PROT_ERR);
             return;
         }
         expectedPsn = Psn.next(psn);
         finishReadOrAtomic(wqe);
+    }
+
+    /**
+     * rxe_comp.c do_read / do_atomic: a READ response or atomic result that cannot be copied into the
+     * WQE's memory fails it with LOC_PROT_ERR, whether the lkey was bad or the memory unreachable.
+     */
+    private void countMemoryFault(int result) {
+        if (result == SgeCopy.FAULT) {
+            rnic.count(RnicCounter.MEMORY_ACCESS_ERRORS);
+        }
     }
 
     private void finishReadOrAtomic(SendWqe wqe) {

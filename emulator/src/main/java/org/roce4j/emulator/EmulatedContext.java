@@ -15,6 +15,7 @@ import org.roce4j.verbs.Gid;
 import org.roce4j.verbs.Pd;
 import org.roce4j.verbs.PortAttr;
 import org.roce4j.verbs.PortCounters;
+import org.roce4j.verbs.spi.RegisteredMemory;
 
 /** An open emulated device: owns PDs, CQs and completion channels, and receives async events. */
 final class EmulatedContext extends Resource implements Context {
@@ -24,6 +25,8 @@ final class EmulatedContext extends Resource implements Context {
     int pds;
     int cqs;
     int channels;
+    /** The memory registered on this context: the only memory INLINE sends may copy from. */
+    final RegisteredMemory registeredMemory = new RegisteredMemory();
 
     EmulatedContext(Rnic rnic, EmulatedDevice device) {
         super(rnic);

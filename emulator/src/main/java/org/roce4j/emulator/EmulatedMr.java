@@ -67,6 +67,7 @@ final class EmulatedMr extends Resource implements Mr {
             }
             closed = true;
             rnic.memoryRegions.deregister(region);
+            pd.context.registeredMemory.remove(region.segment);
             pd.mrs--;
         });
     }

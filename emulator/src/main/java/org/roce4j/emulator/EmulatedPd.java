@@ -47,6 +47,10 @@ final class EmulatedPd extends Resource implements Pd {
             if (!memory.isNative()) {
                 throw invalid("ibv_reg_mr", "the segment is on the Java heap; an RNIC can only reach native memory");
             }
+            String unreachable = unreachableByRnic(memory);
+            if (unreachable != null) {
+                throw invalid("ibv_reg_mr", unreachable);
+            }
             if (memory.byteSize() == 0) {
                 throw invalid("ibv_reg_mr", "the segment is empty");
             }
@@ -63,9 +67,35 @@ final class EmulatedPd extends Resource implements Pd {
             }
             MemoryRegion region = new MemoryRegion(memory, iova, AccessFlag.bits(access), this);
             rnic.memoryRegions.register(region);
+            context.registeredMemory.add(memory);
             mrs++;
             return new EmulatedMr(rnic, this, region);
         });
+    }
+
+    /** Never started, so it owns no confined arena: what any thread may access, it may. */
+    private static final Thread ANY_OTHER_THREAD = Thread.ofPlatform().unstarted(() -> { });
+
+    /**
+     * Why the RNIC could not touch this memory later, or null. The RNIC runs on whichever thread
+     * drives it: with a threaded fabric its event loop, a link's receive thread, or any thread that
+     * posts; with a deterministic fabric the thread that calls it. So a threaded fabric needs memory
+     * every thread may access (a shared, global or automatic arena); a deterministic one accepts
+     * memory confined to the calling thread. Should another thread drive it after all, the access
+     * fails inside the RNIC and becomes a completion error like any other memory failure.
+     */
+    private String unreachableByRnic(MemorySegment memory) {
+        if (!memory.scope().isAlive()) {
+            return "the segment's arena is already closed";
+        }
+        if (!memory.isAccessibleBy(Thread.currentThread())) {
+            return "the segment is confined to another thread; the RNIC cannot access it";
+        }
+        if (!rnic.isDeterministic() && !memory.isAccessibleBy(ANY_OTHER_THREAD)) {
+            return "the segment is confined to this thread (Arena.ofConfined); the RNIC's threads cannot "
+                    + "access it: use Arena.ofShared, ofAuto or global";
+        }
+        return null;
     }
 
     @Override

@@ -421,7 +421,10 @@ final class EmulatedQp extends Resource implements Qp {
                     "ibv_post_send: the send queue is full (" + sq.capacity + " WQEs)");
         }
         NetworkPath udPath = type == QpType.UD ? ((EmulatedAh) wr.ah()).path : null;
-        sq.post(wr, udPath);
+        if (sq.post(wr, udPath, pd.context.registeredMemory) < 0) {
+            throw new BadWorkRequestException(Errno.EINVAL, index, wr.wrId(), "ibv_post_send: the INLINE data's "
+                    + "memory was closed, or is confined to another thread, and cannot be read");
+        }
         if (state == QpState.ERR || state == QpState.SQE) {
             flushSendQueue();
         } else {

@@ -1,14 +1,25 @@
 package org.roce4j.emulator;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
 
 import org.roce4j.verbs.AccessFlag;
 
 /**
  * The RNIC's record of a registered region, like rxe's {@code struct rxe_mr}: the memory, the keys,
  * the access rights, the protection domain (compared by identity), and whether it may still be used.
+ *
+ * <p>The RNIC touches registered memory only through {@link #load}, {@link #store} and
+ * {@link #atomic}, and each answers false instead of throwing: a region no longer VALID
+ * (deregistered: its memory is never touched again), an arena closed after registration
+ * ({@code IllegalStateException}), memory confined to a thread that is not the one driving the RNIC
+ * ({@code WrongThreadException}), or any other failure of the access. The caller turns false into
+ * the completion status libibverbs would give (see {@link RnicCounter#MEMORY_ACCESS_ERRORS}).
  */
 final class MemoryRegion {
+    private static final VarHandle ALIGNED_LONG = ValueLayout.JAVA_LONG.varHandle();
+
     enum State {
         /** Usable through its keys. */
         VALID,
@@ -59,5 +70,72 @@ final class MemoryRegion {
 
     long offsetOf(long va) {
         return va - address;
+    }
+
+    /** Copies {@code length} bytes at {@code va} (checked to lie inside) into {@code dst}; false if they cannot be read. */
+    boolean load(long va, byte[] dst, int dstOffset, int length) {
+        if (state != State.VALID) {
+            return false;
+        }
+        try {
+            MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, offsetOf(va), dst, dstOffset, length);
+            return true;
+        } catch (RuntimeException unreachable) {
+            return false;
+        }
+    }
+
+    /** Copies {@code length} bytes of {@code src} to {@code va} (checked to lie inside); false if they cannot be written. */
+    boolean store(long va, byte[] src, int srcOffset, int length) {
+        if (state != State.VALID) {
+            return false;
+        }
+        try {
+            MemorySegment.copy(src, srcOffset, segment, ValueLayout.JAVA_BYTE, offsetOf(va), length);
+            return true;
+        } catch (RuntimeException unreachable) {
+            return false;
+        }
+    }
+
+    /**
+     * An 8-byte atomic at {@code va} (8-aligned as an IOVA: the responder checked, IBTA 9.4.5): compare
+     * and swap, or fetch and add; the value found goes to {@code original[0]}. False if the memory
+     * cannot be touched.
+     *
+     * <p>The IOVA is aligned but the native address need not be: {@code ibv_reg_mr_iova} may map an
+     * aligned IOVA onto memory at any address. A CPU atomic needs an aligned address, so there the
+     * operation is a plain read-modify-write, done under the RNIC's lock like every access the RNIC
+     * makes. That is exactly the atomicity the device promises (IBV_ATOMIC_HCA: atomic against this
+     * device's other atomics, not the CPU's), and what rxe gives for every atomic: it reads and writes
+     * under its {@code atomic_ops_lock} (rxe_mr.c) rather than with CPU atomics.
+     */
+    boolean atomic(long va, boolean compareSwap, long compareOrAdd, long swap, long[] original) {
+        if (state != State.VALID) {
+            return false;
+        }
+        long offset = offsetOf(va);
+        try {
+            if ((segment.address() + offset & 7) == 0) {
+                long value;
+                if (compareSwap) {
+                    do {
+                        value = (long) ALIGNED_LONG.getVolatile(segment, offset);
+                    } while (value == compareOrAdd && !ALIGNED_LONG.compareAndSet(segment, offset, value, swap));
+                } else {
+                    value = (long) ALIGNED_LONG.getAndAdd(segment, offset, compareOrAdd);
+                }
+                original[0] = value;
+            } else {
+                long value = segment.get(ValueLayout.JAVA_LONG_UNALIGNED, offset);
+                if (!compareSwap || value == compareOrAdd) {
+                    segment.set(ValueLayout.JAVA_LONG_UNALIGNED, offset, compareSwap ? swap : value + compareOrAdd);
+                }
+                original[0] = value;
+            }
+            return true;
+        } catch (RuntimeException unreachable) {
+            return false;
+        }
     }
 }

@@ -277,7 +277,12 @@ final class Requester {
                     : SgeCopy.gather(rnic.memoryRegions, qp.pd, sq.sgeAddress, sq.sgeLength, sq.sgeLkey,
                             sq.sgeBase(seq), wqe.numSge, offset, b, payloadAt, payload);
             if (copied != SgeCopy.OK) {
-                fail(wqe, WcStatus.LOC_PROT_ERR); // the region went away under a message in progress
+                // The region went away under a message in progress, or its memory could not be read:
+                // rxe_req.c finish_packet completes a copy that fails (-EFAULT) with LOC_PROT_ERR.
+                if (copied == SgeCopy.FAULT) {
+                    rnic.count(RnicCounter.MEMORY_ACCESS_ERRORS);
+                }
+                fail(wqe, WcStatus.LOC_PROT_ERR);
                 qp.completer.retire();
                 return;
             }

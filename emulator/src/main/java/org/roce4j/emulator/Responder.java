@@ -1,9 +1,5 @@
 package org.roce4j.emulator;
 
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.VarHandle;
-
 import org.roce4j.verbs.AccessFlag;
 import org.roce4j.verbs.AsyncEventType;
 import org.roce4j.verbs.QpType;
@@ -34,6 +30,8 @@ import org.roce4j.wire.Psn;
  *   <tr><td>rkey, PD, access or bounds</td><td>remote access error (nothing written)</td><td>REM_ACCESS_ERR</td></tr>
  *   <tr><td>receive buffer too small</td><td>invalid request</td><td>LOC_LEN_ERR</td></tr>
  *   <tr><td>receive SGE with a bad lkey</td><td>remote operational error</td><td>LOC_PROT_ERR</td></tr>
+ *   <tr><td>registered memory that cannot be touched (any QP type; QP_FATAL)</td><td>remote operational
+ *       error</td><td>LOC_QP_OP_ERR</td></tr>
  * </table>
  * After an invalid request or access error the responder's QP goes to the error state and raises
  * QP_REQ_ERR or QP_ACCESS_ERR (IBTA 11.6.3.1). UC and UD never answer: a bad message is dropped and
@@ -45,14 +43,13 @@ final class Responder {
         READ_REPLY, ATOMIC_REPLY, COMPLETE, ACKNOWLEDGE, CLEANUP, DUPLICATE_REQUEST,
         ERR_PSN_OUT_OF_SEQ, ERR_MISSING_OPCODE_FIRST, ERR_MISSING_OPCODE_LAST, ERR_UNSUPPORTED_OPCODE,
         ERR_TOO_MANY_RD_ATOMIC, ERR_MISALIGNED_ATOMIC, ERR_LENGTH, ERR_RNR, ERR_RKEY_VIOLATION,
-        ERR_INVALIDATE_RKEY, ERR_RECEIVE_TOO_SMALL, ERR_RECEIVE_PROTECTION, ERR_DROP_MESSAGE, DONE
+        ERR_INVALIDATE_RKEY, ERR_RECEIVE_TOO_SMALL, ERR_RECEIVE_PROTECTION, ERR_MEMORY_FAULT, ERR_DROP_MESSAGE, DONE
     }
 
     private static final int NO_MESSAGE = 0;
     private static final int IN_SEND = 1;
     private static final int IN_WRITE = 2;
     static final int GRH_LENGTH = 40;
-    private static final VarHandle HOST_LONG = ValueLayout.JAVA_LONG.varHandle();
 
     private final EmulatedQp qp;
     private final Rnic rnic;
@@ -79,6 +76,9 @@ final class Responder {
     private WcStatus wqeStatus;
     private boolean goToError;
     private AsyncEventType errorEvent;
+    /** The PSN an error NAK names when it is not the request's own (a READ response that failed), or -1. */
+    private int nakPsn;
+    private final long[] atomicOriginal = new long[1];
 
     Responder(EmulatedQp qp, int maxSge) {
         this.qp = qp;
@@ -132,6 +132,7 @@ final class Responder {
         wqeStatus = WcStatus.SUCCESS;
         goToError = false;
         errorEvent = null;
+        nakPsn = -1;
         State state = State.CHECK_PSN;
         while (state != State.DONE) {
             state = switch (state) {
@@ -163,6 +164,7 @@ final class Responder {
                         : State.ERR_DROP_MESSAGE;
                 case ERR_RECEIVE_TOO_SMALL -> localError(NakCode.INVALID_REQUEST, WcStatus.LOC_LEN_ERR);
                 case ERR_RECEIVE_PROTECTION -> localError(NakCode.REMOTE_OPERATIONAL_ERROR, WcStatus.LOC_PROT_ERR);
+                case ERR_MEMORY_FAULT -> memoryFault();
                 case ERR_DROP_MESSAGE -> dropMessage();
                 case DONE -> State.DONE;
             };
@@ -357,8 +359,9 @@ final class Responder {
             }
             case RDMA_WRITE -> {
                 if (payload > 0) {
-                    MemorySegment.copy(p.buffer(), p.payloadOffset(), target.segment, ValueLayout.JAVA_BYTE,
-                            target.offsetOf(targetVa), payload);
+                    if (!target.store(targetVa, p.buffer(), p.payloadOffset(), payload)) {
+                        return State.ERR_MEMORY_FAULT;
+                    }
                     targetVa += payload;
                     targetResid -= payload;
                 }
@@ -390,7 +393,11 @@ final class Responder {
     }
 
     private State receiveError(int result) {
-        return result == SgeCopy.TOO_LONG ? State.ERR_RECEIVE_TOO_SMALL : State.ERR_RECEIVE_PROTECTION;
+        return switch (result) {
+            case SgeCopy.TOO_LONG -> State.ERR_RECEIVE_TOO_SMALL;
+            case SgeCopy.FAULT -> State.ERR_MEMORY_FAULT;
+            default -> State.ERR_RECEIVE_PROTECTION;
+        };
     }
 
     /**
@@ -428,8 +435,7 @@ final class Responder {
         res.rkey = p.rethRkey();
         expectedPsn = Psn.next(res.lastPsn);
         message = NO_MESSAGE;
-        out.sendReadResponses(msn, target, targetVa, targetLength, res.firstPsn, 0, packets);
-        return State.CLEANUP;
+        return readResponsesSent(out.sendReadResponses(msn, target, targetVa, targetLength, res.firstPsn, 0, packets));
     }
 
     private State atomicReply(PacketInfo p) {
@@ -437,18 +443,12 @@ final class Responder {
             return State.ERR_MISALIGNED_ATOMIC; // IBTA 9.4.5 (C9-...): atomics are 8-byte aligned
         }
         out.flushPendingAck(msn);
-        MemorySegment memory = target.segment;
-        long offset = target.offsetOf(targetVa);
-        long original;
-        if (p.opcode().operation() == org.roce4j.wire.Operation.COMPARE_SWAP) {
-            long compare = p.atomicCompare();
-            long swap = p.atomicSwapOrAdd();
-            do {
-                original = (long) HOST_LONG.getVolatile(memory, offset);
-            } while (original == compare && !HOST_LONG.compareAndSet(memory, offset, original, swap));
-        } else {
-            original = (long) HOST_LONG.getAndAdd(memory, offset, p.atomicSwapOrAdd());
+        boolean compareSwap = p.opcode().operation() == org.roce4j.wire.Operation.COMPARE_SWAP;
+        if (!target.atomic(targetVa, compareSwap, compareSwap ? p.atomicCompare() : p.atomicSwapOrAdd(),
+                p.atomicSwapOrAdd(), atomicOriginal)) {
+            return State.ERR_MEMORY_FAULT;
         }
+        long original = atomicOriginal[0];
         msn = Psn.next(msn);
         expectedPsn = Psn.next(p.psn());
         ReadAtomicResource res = nextResource();
@@ -498,7 +498,7 @@ final class Responder {
             return State.CLEANUP;
         }
         if (nakSyndrome >= 0) {
-            out.sendAcknowledge(msn, nakSyndrome, p.psn());
+            out.sendAcknowledge(msn, nakSyndrome, nakPsn >= 0 ? nakPsn : p.psn());
         } else if (p.ackReq()) {
             out.owe(p.psn());
         }
@@ -541,12 +541,42 @@ final class Responder {
             return State.CLEANUP;
         }
         out.flushPendingAck(msn);
-        out.sendReadResponses(msn, rnic.memoryRegions.find(res.rkey), va, length, res.firstPsn,
-                Psn.distance(res.firstPsn, psn), res.packets);
-        return State.CLEANUP;
+        return readResponsesSent(out.sendReadResponses(msn, rnic.memoryRegions.find(res.rkey), va, length,
+                res.firstPsn, Psn.distance(res.firstPsn, psn), res.packets));
+    }
+
+    /** After READ responses went out: done, or the memory failed under the response with that PSN. */
+    private State readResponsesSent(int failedPsn) {
+        if (failedPsn < 0) {
+            return State.CLEANUP;
+        }
+        nakPsn = failedPsn; // the responses before it were sent: the NAK must not look stale to the requester
+        return State.ERR_MEMORY_FAULT;
     }
 
     // ---- errors ----------------------------------------------------------------------------
+
+    /**
+     * The keys were right but the registered memory could not be touched (its arena was closed after
+     * registration, it is confined to a thread the RNIC does not run on; see {@link MemoryRegion#store}).
+     * The fault is the responder's own, not the requester's, so it is rxe's class A
+     * (rxe_resp.c RESPST_ERR_MALFORMED_WQE, for every QP type): NAK "remote operational error"
+     * (AETH NAK code 3: the responder could not complete the request for a reason local to it), the
+     * receive WQE being filled, if any, completes LOC_QP_OP_ERR, and the QP goes to the error state.
+     * A WRITE or READ leaves no receive WQE to report the error, so the QP also raises QP_FATAL (IBTA
+     * 11.6.3.1, "local work queue catastrophic error": an error that is neither an invalid request
+     * nor an access violation), raised for every such fault so the owner always hears of it.
+     */
+    private State memoryFault() {
+        rnic.count(RnicCounter.MEMORY_ACCESS_ERRORS);
+        if (qp.type == QpType.RC) {
+            nakSyndrome = 0x60 | NakCode.REMOTE_OPERATIONAL_ERROR.code();
+        }
+        wqeStatus = WcStatus.LOC_QP_OP_ERR;
+        goToError = true;
+        errorEvent = AsyncEventType.QP_FATAL;
+        return State.COMPLETE;
+    }
 
     /** rxe {@code do_class_ac_error}: NAK, fail the WQE being filled, then the QP goes to error. */
     private State classC(NakCode nak, WcStatus status, AsyncEventType event) {

@@ -1,8 +1,5 @@
 package org.roce4j.emulator;
 
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-
 import org.roce4j.wire.HeaderType;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.Operation;
@@ -89,8 +86,12 @@ final class ResponsePackets {
         NetworkOrder.u24(b, at + 1, msn);
     }
 
-    /** Read responses {@code fromIndex..packets-1} of a READ whose first response PSN is {@code firstPsn}. */
-    void sendReadResponses(int msn, MemoryRegion region, long va, long length, int firstPsn, int fromIndex, int packets) {
+    /**
+     * Read responses {@code fromIndex..packets-1} of a READ whose first response PSN is {@code firstPsn}.
+     * Returns -1, or the PSN of the response whose bytes could not be read from the region
+     * ({@link MemoryRegion#load}); that one and those after it are not sent.
+     */
+    int sendReadResponses(int msn, MemoryRegion region, long va, long length, int firstPsn, int fromIndex, int packets) {
         int mtu = qp.mtu();
         long offset = 0;
         for (int i = fromIndex; i < packets; i++) {
@@ -108,11 +109,12 @@ final class ResponsePackets {
                 writeAeth(b, bth + opcode.offsetOf(HeaderType.AETH), ACK_UNLIMITED, msn);
             }
             int at = bth + opcode.headersLength();
-            if (payload > 0) {
-                MemorySegment.copy(region.segment, ValueLayout.JAVA_BYTE, region.offsetOf(va + offset), b, at, payload);
+            if (payload > 0 && !region.load(va + offset, b, at, payload)) {
+                return Psn.add(firstPsn, i);
             }
             rnic.transmit(rnic.frameWriter.finish(b, qp.path.ipv6, at + payload, payload));
             offset += payload;
         }
+        return -1;
     }
 }

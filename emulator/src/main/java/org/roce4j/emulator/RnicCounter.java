@@ -46,7 +46,10 @@ public enum RnicCounter {
     DROPPED_QP_STATE("dropped_qp_state", "the QP's state does not accept the packet"),
     DROPPED_NO_RECEIVE_WQE("dropped_no_receive_wqe", "UC/UD message with no receive WQE (IBTA: silently dropped)"),
     DROPPED_UC_MESSAGE("dropped_uc_message", "UC packets of a message dropped after a sequence or length error"),
-    DROPPED_STALE_RESPONSE("dropped_stale_response", "responses matching no outstanding request");
+    DROPPED_STALE_RESPONSE("dropped_stale_response", "responses matching no outstanding request"),
+    MEMORY_ACCESS_ERRORS("memory_access_errors",
+            "reads or writes of registered memory that failed (arena closed after registration, memory confined to "
+            + "another thread, region deregistered under a WQE): each fails a WQE and moves its QP to the error state");
 
     private final String portCounterName;
     private final String description;

@@ -6,6 +6,7 @@ import java.lang.foreign.ValueLayout;
 import org.roce4j.verbs.ScatterGatherList;
 import org.roce4j.verbs.SendFlag;
 import org.roce4j.verbs.SendWr;
+import org.roce4j.verbs.spi.RegisteredMemory;
 
 /**
  * A QP's send queue: a ring of {@link SendWqe} slots reused forever, their SGEs in flat arrays and
@@ -68,8 +69,11 @@ final class SendQueue {
         return posted - retired >= capacity;
     }
 
-    /** Copies a checked work request into the next slot; returns its sequence number. */
-    long post(SendWr wr, NetworkPath udPath) {
+    /**
+     * Copies a checked work request into the next slot; returns its sequence number, or -1 when its
+     * INLINE data could not be read (see {@link #copyInline}); then nothing was posted.
+     */
+    long post(SendWr wr, NetworkPath udPath, RegisteredMemory inlineSources) {
         long sequence = posted;
         SendWqe wqe = at(sequence);
         ScatterGatherList sgl = wr.sgList();
@@ -97,18 +101,40 @@ final class SendQueue {
             sgeLength[base + i] = sgl.length(i);
             sgeLkey[base + i] = sgl.lkey(i);
         }
-        if (wqe.inline) {
-            // IBV_SEND_INLINE: the data is copied now; the lkeys are not checked.
-            int at = inlineBase(sequence);
-            for (int i = 0; i < wqe.numSge; i++) {
-                int len = sgl.length(i);
-                MemorySegment source = MemorySegment.ofAddress(sgl.address(i)).reinterpret(len);
-                MemorySegment.copy(source, ValueLayout.JAVA_BYTE, 0, inlineData, at, len);
-                at += len;
-            }
+        if (wqe.inline && !copyInline(sgl, inlineBase(sequence), inlineSources)) {
+            return -1;
         }
         posted++;
         return sequence;
+    }
+
+    /**
+     * IBV_SEND_INLINE: the data is copied now and the lkeys are not checked (libibverbs), but only
+     * from memory registered on the QP's context, read through that registration's own segment —
+     * never through a raw address, which would crash the JVM for a bad one
+     * ({@link WorkRequestChecks#sendProblem} refused the WR if the memory is not registered). False
+     * when the memory went away after that check (an arena closed by another thread) or is confined
+     * to another thread: the access fails safely and the post is refused.
+     */
+    private boolean copyInline(ScatterGatherList sgl, int at, RegisteredMemory inlineSources) {
+        for (int i = 0; i < sgl.count(); i++) {
+            int len = sgl.length(i);
+            if (len == 0) {
+                continue;
+            }
+            long address = sgl.address(i);
+            MemorySegment source = inlineSources.holding(address, len);
+            if (source == null) {
+                return false;
+            }
+            try {
+                MemorySegment.copy(source, ValueLayout.JAVA_BYTE, address - source.address(), inlineData, at, len);
+            } catch (IllegalStateException | WrongThreadException gone) {
+                return false;
+            }
+            at += len;
+        }
+        return true;
     }
 
     /** Drops every WQE (RESET, or a QP being destroyed). */

@@ -1,7 +1,6 @@
 package org.roce4j.emulator;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 
 import org.roce4j.verbs.AccessFlag;
 
@@ -16,6 +15,8 @@ final class SgeCopy {
     static final int TOO_LONG = 1;
     /** An lkey is invalid, of another PD, lacks LOCAL_WRITE, or the range is outside its region. */
     static final int PROTECTION = 2;
+    /** The keys were right but the memory could not be touched ({@link MemoryRegion#store}, {@link MemoryRegion#load}). */
+    static final int FAULT = 3;
 
     private static final int LOCAL_WRITE = AccessFlag.LOCAL_WRITE.bit();
 
@@ -42,7 +43,9 @@ final class SgeCopy {
                 return PROTECTION;
             }
             MemoryRegion region = regions.find(lkeys[base + i]);
-            MemorySegment.copy(src, srcOffset, region.segment, ValueLayout.JAVA_BYTE, region.offsetOf(va), chunk);
+            if (!region.store(va, src, srcOffset, chunk)) {
+                return FAULT;
+            }
             srcOffset += chunk;
             remaining -= chunk;
             skip = 0;
@@ -67,7 +70,9 @@ final class SgeCopy {
                 return PROTECTION;
             }
             MemoryRegion region = regions.find(lkeys[base + i]);
-            MemorySegment.copy(region.segment, ValueLayout.JAVA_BYTE, region.offsetOf(va), dst, dstOffset, chunk);
+            if (!region.load(va, dst, dstOffset, chunk)) {
+                return FAULT;
+            }
             dstOffset += chunk;
             remaining -= chunk;
             skip = 0;

@@ -43,6 +43,12 @@ final class WorkRequestChecks {
             if (length > qp.sq.maxInline) {
                 return length + " bytes of inline data, the QP takes " + qp.sq.maxInline;
             }
+            // libibverbs reads inline data from any address: from the JVM a crash for a bad one (SIGSEGV),
+            // a leak of memory never offered to the device for a live one. Issue 13: registered memory only.
+            String outside = qp.pd.context.registeredMemory.inlineProblem(wr.sgList());
+            if (outside != null) {
+                return outside;
+            }
         }
         if (opcode.isAtomic() && length != 8) {
             return "an atomic operation carries exactly 8 bytes, not " + length;

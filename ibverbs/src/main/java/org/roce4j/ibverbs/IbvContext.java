@@ -27,6 +27,7 @@ import org.roce4j.verbs.Mtu;
 import org.roce4j.verbs.Pd;
 import org.roce4j.verbs.PortAttr;
 import org.roce4j.verbs.VerbsException;
+import org.roce4j.verbs.spi.RegisteredMemory;
 
 /** An open device: {@code struct ibv_context *}, with the data-path function pointers of its ops table. */
 @SuppressWarnings("restricted")   // this is the module that calls native code (FFM)
@@ -49,6 +50,8 @@ final class IbvContext extends Resource implements Context {
     final Map<Long, IbvCq> cqs = new ConcurrentHashMap<>();
     final Map<Long, IbvQp> qps = new ConcurrentHashMap<>();
     final Map<Long, IbvSrq> srqs = new ConcurrentHashMap<>();
+    /** The memory registered on this context: the only memory INLINE sends may name (see SendWrChain). */
+    final RegisteredMemory registeredMemory = new RegisteredMemory();
 
     IbvContext(LibIbverbs lib, IbvDevice device, MemorySegment context) {
         this.lib = lib;

@@ -74,6 +74,7 @@ final class IbvMr extends Resource implements Mr {
     public void close() {
         closeOnce("ibv_dereg_mr", "memory windows", () -> {
             LibIbverbs.status("ibv_dereg_mr", pd.context.lib.deregMr, mr);
+            pd.context.registeredMemory.remove(memory);
             pd.removeChild();
         });
     }

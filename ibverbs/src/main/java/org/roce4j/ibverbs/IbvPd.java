@@ -56,6 +56,12 @@ final class IbvPd extends Resource implements Pd {
         if (memory.byteSize() == 0) {
             throw new VerbsException(Errno.EINVAL, "ibv_reg_mr: empty memory");
         }
+        // Not a check libibverbs makes: it cannot know that Java already freed the memory. The kernel
+        // would pin whatever is mapped at that address now, and the device would write into memory the
+        // JVM hands out again — corruption, which issue 13 rules out for any verbs call.
+        if (!memory.scope().isAlive()) {
+            throw new VerbsException(Errno.EINVAL, "ibv_reg_mr: the segment's arena is already closed");
+        }
         int bits = AccessFlag.bits(access);
         // IBTA 10.6.3.1 (o10-26): remote write or atomic access needs local write; the kernel says EINVAL too.
         if ((access.contains(AccessFlag.REMOTE_WRITE) || access.contains(AccessFlag.REMOTE_ATOMIC))
@@ -69,6 +75,7 @@ final class IbvPd extends Resource implements Pd {
                 ? LibIbverbs.pointer("ibv_reg_mr", context.lib.regMr, pd, memory, memory.byteSize(), bits)
                 : LibIbverbs.pointer("ibv_reg_mr_iova", context.lib.regMrIova, pd, memory, memory.byteSize(), iova, bits);
         addChild();
+        context.registeredMemory.add(memory);
         return new IbvMr(this, mr.reinterpret(Layouts.IBV_MR.byteSize()), memory, iova, access);
     }
 

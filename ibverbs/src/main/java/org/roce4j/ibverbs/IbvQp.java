@@ -50,7 +50,7 @@ final class IbvQp extends Resource implements Qp {
         this.recvCq = recvCq;
         this.srq = srq;
         this.qpNum = qp.get(JAVA_INT, Layouts.offset(Layouts.IBV_QP, "qp_num"));
-        this.sendChain = new SendWrChain(arena, initAttr.type());
+        this.sendChain = new SendWrChain(arena, initAttr.type(), pd.context.registeredMemory);
         this.recvChain = new RecvWrChain(arena);
     }
 

@@ -88,6 +88,30 @@ class PostChecksTest {
     }
 
     @Test
+    void inlineDataOutsideMemoryRegisteredOnTheContextIsEinvalBeforeTheProviderSeesIt() {
+        // The provider would copy from these addresses inside post_send: 0x10 would kill the JVM.
+        IbvQp rc = qp(QpType.RC);
+        MemorySegment registered = arena.allocate(64);
+        ((IbvPd) rc.pd()).context.registeredMemory.add(registered);
+        SendWr fromRegistered = new SendWr().wrId(1).sge(registered.address() + 8, 16, 0).inline(true);
+        SendWr fromAddress0x10 = new SendWr().wrId(2).sge(0x10, 16, 0).inline(true);
+        SendWr fromUnregistered = new SendWr().wrId(3).sge(arena.allocate(64).address(), 16, 0).inline(true);
+        assertThatThrownBy(() -> rc.postSend(List.of(fromRegistered, fromAddress0x10)))
+                .isInstanceOfSatisfying(BadWorkRequestException.class, bad -> {
+                    assertThat(bad.errno()).isEqualTo(Errno.EINVAL);
+                    assertThat(bad.index()).isEqualTo(1);
+                    assertThat(bad.wrId()).isEqualTo(2);
+                    assertThat(bad).hasMessageContaining("INLINE data of SGE 0 (16 bytes at 0x10)");
+                });
+        assertThatThrownBy(() -> rc.postSend(fromUnregistered)).isInstanceOfSatisfying(BadWorkRequestException.class,
+                bad -> assertThat(bad.errno()).isEqualTo(Errno.EINVAL));
+        rc.postSend(fromRegistered); // inside the registration: reaches post_send
+        ((IbvPd) rc.pd()).context.registeredMemory.remove(registered);
+        assertThatThrownBy(() -> rc.postSend(fromRegistered)).isInstanceOfSatisfying(BadWorkRequestException.class,
+                bad -> assertThat(bad.errno()).isEqualTo(Errno.EINVAL));
+    }
+
+    @Test
     void aClosedQueuePairIsEinval() {
         IbvQp rc = qp(QpType.RC);
         // Closing would call ibv_destroy_qp: mark it closed through closeOnce with a no-op destroy.

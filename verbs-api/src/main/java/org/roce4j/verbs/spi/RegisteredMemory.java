@@ -1,0 +1,98 @@
+package org.roce4j.verbs.spi;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+
+import org.roce4j.verbs.ScatterGatherList;
+
+/**
+ * The memory registered on one context, indexed by native address: where a provider finds the
+ * registered segment that holds the bytes of an INLINE send. libibverbs copies inline data from the
+ * SGE's address at post time and ignores its lkey, so from Java an arbitrary address there is a
+ * read of arbitrary native memory — a crash (SIGSEGV) for a bad address, or bytes of memory the
+ * application never offered for a live one. Both providers therefore accept inline data only when
+ * it lies inside a live segment registered on the posting QP's context, and copy it through that
+ * segment. Thread-safe; a lookup allocates nothing.
+ */
+public final class RegisteredMemory {
+    private long[] starts = new long[8];
+    private MemorySegment[] segments = new MemorySegment[8];
+    private int size;
+
+    /** A segment was registered ({@code ibv_reg_mr}). The same memory may be registered more than once. */
+    public synchronized void add(MemorySegment segment) {
+        if (size == starts.length) {
+            starts = Arrays.copyOf(starts, size * 2);
+            segments = Arrays.copyOf(segments, size * 2);
+        }
+        int at = insertionPoint(segment.address());
+        System.arraycopy(starts, at, starts, at + 1, size - at);
+        System.arraycopy(segments, at, segments, at + 1, size - at);
+        starts[at] = segment.address();
+        segments[at] = segment;
+        size++;
+    }
+
+    /** A registration ended ({@code ibv_dereg_mr}): removes that segment object, compared by identity. */
+    public synchronized void remove(MemorySegment segment) {
+        for (int i = 0; i < size; i++) {
+            if (segments[i] == segment) {
+                System.arraycopy(starts, i + 1, starts, i, size - i - 1);
+                System.arraycopy(segments, i + 1, segments, i, size - i - 1);
+                segments[--size] = null;
+                return;
+            }
+        }
+    }
+
+    /**
+     * The registered segment, still alive, that holds {@code [address, address + length)} (native
+     * addresses, not IOVAs), or null. The caller reads at {@code address - segment.address()}.
+     */
+    public synchronized MemorySegment holding(long address, long length) {
+        for (int i = insertionPoint(address) - 1; i >= 0; i--) {
+            MemorySegment s = segments[i];
+            long offset = address - starts[i]; // >= 0: starts[i] <= address
+            if (Long.compareUnsigned(offset, s.byteSize()) <= 0
+                    && Long.compareUnsigned(length, s.byteSize() - offset) <= 0 && s.scope().isAlive()) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Why an INLINE send's SGE list cannot be read, or null: every non-empty SGE must lie inside a live
+     * segment registered on this context. The lkeys are ignored, as libibverbs ignores them for INLINE.
+     * The provider answers the post with EINVAL, naming the WR, as for any other bad work request.
+     */
+    public String inlineProblem(ScatterGatherList sgl) {
+        for (int i = 0; i < sgl.count(); i++) {
+            long length = Integer.toUnsignedLong(sgl.length(i));
+            if (length != 0 && holding(sgl.address(i), length) == null) {
+                return "INLINE data of SGE " + i + " (" + length + " bytes at 0x" + Long.toHexString(sgl.address(i))
+                        + ") is not inside live memory registered on this context";
+            }
+        }
+        return null;
+    }
+
+    public synchronized int size() {
+        return size;
+    }
+
+    /** The index after the last start at or below {@code address} (unsigned order: addresses are unsigned). */
+    private int insertionPoint(long address) {
+        int low = 0;
+        int high = size;
+        while (low < high) {
+            int mid = (low + high) >>> 1;
+            if (Long.compareUnsigned(starts[mid], address) <= 0) {
+                low = mid + 1;
+            } else {
+                high = mid;
+            }
+        }
+        return low;
+    }
+}
