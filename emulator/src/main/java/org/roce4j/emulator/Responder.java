@@ -58,9 +58,10 @@ final class Responder {
      * PSNs of a saved READ/atomic (whose duplicates are replayed); anything else is dropped and
      * counted ({@link RnicCounter#DROPPED_PSN_OUT_OF_WINDOW}) without a NAK or re-ACK. IBTA 9.7.5.1
      * answers the whole 2^24 space (half ahead, half duplicate); an honest requester is never that
-     * far off — rxe's and ours keep 128 PSNs unacknowledged (RXE_MAX_UNACKED_PSNS) — and one that
-     * lost more than W packets in a row recovers by its ACK timeout, while a forged packet must now
-     * hit 2W of 2^24 PSNs to draw an answer. Nothing is executed outside the expected PSN anyway.
+     * far off — rxe's and ours keep 128 PSNs unacknowledged (RXE_MAX_UNACKED_PSNS). One that lost
+     * more than W packets in a row recovers by its ACK timeout; a go-back-N resend that starts more
+     * than W behind reaches the window before its end, and that re-ACK covers it all. A forged packet
+     * must now hit 2W of 2^24 PSNs to draw an answer. Nothing is executed outside the expected PSN.
      */
     static final int RC_PSN_WINDOW = 1 << 16;
 
