@@ -25,7 +25,7 @@ final class MemoryRegion {
         VALID,
         /** Its rkey was invalidated (LOCAL_INV, SEND with invalidate): every use fails until deregistered. */
         INVALID,
-        /** Deregistered; the slot may be reused with another key byte. */
+        /** Deregistered; its key is retired and never names a region again while remembered. */
         FREE
     }
 

@@ -1,17 +1,20 @@
 package org.roce4j.emulator;
 
 import java.util.ArrayDeque;
-import java.util.Arrays;
 
 import org.roce4j.verbs.Errno;
 import org.roce4j.verbs.VerbsException;
 
 /**
- * A node's memory regions, indexed by key as rxe indexes its MR pool: a key is
- * {@code index << 8 | key byte} (rxe_mr.c {@code rxe_mr_init}); the index finds the slot, the key
- * byte must match, so a stale key of a reused slot fails. Every use is checked in one place, in the
- * order rxe's {@code lookup_mr} and {@code mr_check_range} check: key, state, protection domain,
- * access, bounds.
+ * A node's memory regions, found by key. The key layout comes from the RNIC's {@link KeySource}:
+ * counted ({@code index << 8 | key byte}, as rxe's {@code rxe_mr_init}) on the deterministic
+ * fabric, 32 random bits wherever frames can come from a real network. The table looks a key up
+ * whole in a hash table ({@link RegionsByKey}), so either layout is found in O(1). A deregistered
+ * key stays remembered (as retired) for the next {@link #RETIRED_REMEMBERED} deregistrations and is
+ * never issued again meanwhile, so a stale key keeps failing; later a random key could repeat it
+ * with probability 2^-32 per registration. Key 0 never names a region. Every use is checked in one
+ * place, in the order rxe's {@code lookup_mr} and {@code mr_check_range} check: key, state,
+ * protection domain, access, bounds.
  */
 final class MemoryRegionTable {
     /** The outcome of a key check; anything but OK is a protection or access error. */
@@ -24,44 +27,44 @@ final class MemoryRegionTable {
         OUT_OF_BOUNDS
     }
 
-    /** rxe: RXE_MIN_MR_INDEX; index 0 is never used, so key 0 never names a region. */
-    private static final int FIRST_INDEX = 1;
+    /** Deregistered keys remembered, so that none of them is issued again while remembered. */
+    static final int RETIRED_REMEMBERED = 1 << 16;
+    /** What a retired key maps to: a region no key names (its lkey is 0). */
+    private static final MemoryRegion RETIRED = new MemoryRegion(java.lang.foreign.MemorySegment.NULL, 0, null);
 
-    private MemoryRegion[] slots = new MemoryRegion[16];
-    private final ArrayDeque<Integer> freed = new ArrayDeque<>();
-    private int nextIndex = FIRST_INDEX;
-    private int keyByte;
+    private final RegionsByKey byKey = new RegionsByKey();
+    private final ArrayDeque<Integer> retired = new ArrayDeque<>();
+    private final KeySource keys;
     private int live;
     private final int maxRegions;
 
-    MemoryRegionTable(int maxRegions) {
+    MemoryRegionTable(int maxRegions, KeySource keys) {
         this.maxRegions = maxRegions;
+        this.keys = keys;
     }
 
-    /** Gives the region an index and key byte; sets its lkey, and its rkey when remote access is allowed. */
+    /** Gives the region a key from the key source; sets its lkey, and its rkey when remote access is allowed. */
     void register(MemoryRegion region) {
         if (live >= maxRegions) {
             throw new VerbsException(Errno.ENOMEM, "ibv_reg_mr: the device's " + maxRegions + " MRs are in use");
         }
-        // Reuse the slot freed longest ago (and a new key byte) so that stale keys keep failing.
-        int index = freed.size() > 64 || nextIndex >= (1 << 24) ? freed.removeFirst() : nextIndex++;
-        if (index >= slots.length) {
-            slots = Arrays.copyOf(slots, Math.max(index + 1, slots.length * 2));
-        }
-        keyByte = (keyByte + 1) & 0xFF;
-        int key = index << 8 | keyByte;
+        int key = keys.nextMemoryKey(byKey::contains); // neither live nor remembered as retired
         region.lkey = key;
         region.rkey = MemoryRegion.allowsRemoteAccess(region.access) ? key : 0;
         region.state = MemoryRegion.State.VALID;
-        slots[index] = region;
+        byKey.put(key, region);
         live++;
     }
 
     void deregister(MemoryRegion region) {
-        int index = region.lkey >>> 8;
-        if (index < slots.length && slots[index] == region) {
-            slots[index] = null;
-            freed.addLast(index);
+        int key = region.lkey;
+        if (byKey.get(key) == region) {
+            byKey.put(key, RETIRED);
+            retired.addLast(key);
+            if (retired.size() > RETIRED_REMEMBERED) {
+                byKey.remove(retired.removeFirst());
+            }
+            keys.memoryKeyRetired(key);
             live--;
         }
         region.state = MemoryRegion.State.FREE;
@@ -73,11 +76,7 @@ final class MemoryRegionTable {
 
     /** The region a key names (lkey or rkey: they are the same number), or null. */
     MemoryRegion find(int key) {
-        int index = key >>> 8;
-        if (index < FIRST_INDEX || index >= slots.length) {
-            return null;
-        }
-        MemoryRegion region = slots[index];
+        MemoryRegion region = byKey.get(key);
         return region != null && region.lkey == key ? region : null;
     }
 

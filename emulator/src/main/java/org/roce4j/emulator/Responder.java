@@ -50,6 +50,17 @@ final class Responder {
     private static final int IN_SEND = 1;
     private static final int IN_WRITE = 2;
     static final int GRH_LENGTH = 40;
+    /**
+     * An RC request is answered only when its PSN lies in [expected - W, expected + W), or inside the
+     * PSNs of a saved READ/atomic (whose duplicates are replayed); anything else is dropped and
+     * counted ({@link RnicCounter#DROPPED_PSN_OUT_OF_WINDOW}) without a NAK or re-ACK. IBTA 9.7.5.1
+     * answers the whole 2^24 space (half ahead, half duplicate); an honest requester is never that
+     * far off — rxe's and ours keep 128 PSNs unacknowledged (RXE_MAX_UNACKED_PSNS). One that lost
+     * more than W packets in a row recovers by its ACK timeout; a go-back-N resend that starts more
+     * than W behind reaches the window before its end, and that re-ACK covers it all. A forged packet
+     * must now hit 2W of 2^24 PSNs to draw an answer. Nothing is executed outside the expected PSN.
+     */
+    static final int RC_PSN_WINDOW = 1 << 16;
 
     private final EmulatedQp qp;
     private final Rnic rnic;
@@ -178,6 +189,10 @@ final class Responder {
         switch (qp.type) {
             case RC -> {
                 int diff = Psn.compare(psn, expectedPsn);
+                if (diff >= RC_PSN_WINDOW || diff < -RC_PSN_WINDOW && !isInSavedResource(psn)) {
+                    rnic.count(RnicCounter.DROPPED_PSN_OUT_OF_WINDOW);
+                    return State.CLEANUP;
+                }
                 if (diff > 0) {
                     // IBTA 9.7.5.1.2 (C9-...): NAK a sequence error once, then drop until the retry arrives.
                     if (sentPsnNak) {
@@ -195,9 +210,16 @@ final class Responder {
             }
             case UC -> {
                 if (dropMessage || psn != expectedPsn) {
-                    // IBTA 9.7.6.1.2? (UC): a gap loses the message; a new one may start at any PSN.
+                    // rxe check_psn (UC): after a gap only a FIRST/ONLY starts a message again. IBTA 9.8.3:
+                    // at the expected PSN or later — a start behind it is old or forged, and is dropped
+                    // without disturbing the message in progress.
+                    boolean starts = p.opcode().position().startsMessage();
+                    if (starts && Psn.compare(psn, expectedPsn) < 0) {
+                        rnic.count(RnicCounter.DROPPED_PSN_OUT_OF_WINDOW);
+                        return State.CLEANUP;
+                    }
                     abandonMessage();
-                    if (p.opcode().position().startsMessage()) {
+                    if (starts) {
                         dropMessage = false;
                         return State.CHECK_OP_SEQ;
                     }
@@ -644,6 +666,11 @@ final class Responder {
         }
         res.used = true;
         return res;
+    }
+
+    /** True when {@code psn} is one of a saved READ's or atomic's PSNs: a duplicate of it is replayed. */
+    private boolean isInSavedResource(int psn) {
+        return findResource(psn, false) != null || findResource(psn, true) != null;
     }
 
     private ReadAtomicResource findResource(int psn, boolean atomic) {

@@ -1,7 +1,5 @@
 package org.roce4j.emulator;
 
-import java.net.Inet4Address;
-import java.net.Inet6Address;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -40,8 +38,6 @@ import org.roce4j.wire.Transport;
  * lock, so nothing here needs locks of its own; API calls take the same lock with {@link #call}.
  */
 final class Rnic implements Agent, FrameReceiver {
-    /** rxe numbers user QPs from 17 upwards (QP 0 and 1 are the special QPs, 2..16 unused). */
-    static final int FIRST_QPN = 17;
     /** Packets one QP's requester may send per duty cycle before the next QP gets its turn. */
     static final int PACKETS_PER_TURN = 16;
 
@@ -54,7 +50,9 @@ final class Rnic implements Agent, FrameReceiver {
     final long nodeGuid;
     final DeviceAttr deviceAttr;
     final PortAttr portAttr;
-    final MemoryRegionTable memoryRegions = new MemoryRegionTable(DeviceLimits.MAX_MR);
+    final MemoryRegionTable memoryRegions;
+    /** The QPN of QP slot 0, from the {@link KeySource}: 17 on the deterministic fabric, random elsewhere. */
+    private final int qpnBase;
     final EmulatedDevice device;
     final FrameWriter frameWriter;
     /** The transmit buffer every frame is built in; the fabric copies on transmit. */
@@ -83,18 +81,16 @@ final class Rnic implements Agent, FrameReceiver {
     /** Linux rxe's reading of retry_cnt 7: retry forever (IBTA: 7 retries). Off by default. */
     final boolean retryCountSevenIsInfinite;
 
-    Rnic(Fabric fabric, String name, MacAddress mac, Inet4Address ipv4, Inet6Address ipv6, Mtu activeMtu,
-         boolean retryCountSevenIsInfinite) {
-        this(fabric, name, mac, new GidTable(mac, ipv4, ipv6), activeMtu, retryCountSevenIsInfinite, null);
-    }
-
     /**
      * A node with the GID table given; with a {@code link}, frames go to the link rather than the
      * fabric's switch (the node is one of the fabric's agents, not a port on it) and come back
-     * through the {@link DatagramReceiver} the link is handed.
+     * through the {@link DatagramReceiver} the link is handed. Memory keys and QP numbers come from
+     * {@code keys} ({@link KeySource#forFabric} picks by the fabric).
      */
     Rnic(Fabric fabric, String name, MacAddress mac, GidTable gids, Mtu activeMtu,
-         boolean retryCountSevenIsInfinite, ExternalLink link) {
+         boolean retryCountSevenIsInfinite, ExternalLink link, KeySource keys) {
+        this.memoryRegions = new MemoryRegionTable(DeviceLimits.MAX_MR, keys);
+        this.qpnBase = keys.qpnBase();
         this.retryCountSevenIsInfinite = retryCountSevenIsInfinite;
         this.name = name;
         this.mac = mac;
@@ -209,7 +205,7 @@ final class Rnic implements Agent, FrameReceiver {
         qps[index] = qp;
         nextQpIndex = index + 1;
         liveQps++;
-        return FIRST_QPN + index;
+        return qpnBase + index;
     }
 
     private int firstFreeIndex() {
@@ -222,7 +218,7 @@ final class Rnic implements Agent, FrameReceiver {
     }
 
     void releaseQpn(int qpn) {
-        int index = qpn - FIRST_QPN;
+        int index = qpn - qpnBase;
         if (index >= 0 && index < qps.length && qps[index] != null) {
             qps[index] = null;
             liveQps--;
@@ -231,7 +227,7 @@ final class Rnic implements Agent, FrameReceiver {
     }
 
     EmulatedQp qp(int qpn) {
-        int index = qpn - FIRST_QPN;
+        int index = qpn - qpnBase;
         return index >= 0 && index < qps.length ? qps[index] : null;
     }
 

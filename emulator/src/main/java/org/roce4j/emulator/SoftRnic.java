@@ -117,6 +117,7 @@ public final class SoftRnic {
         private boolean retryCountSevenIsInfinite;
         private List<Gid> gids;
         private ExternalLink link;
+        private KeySource keys;
 
         private Builder(Fabric fabric) {
             this.fabric = Objects.requireNonNull(fabric, "fabric");
@@ -180,14 +181,21 @@ public final class SoftRnic {
             return this;
         }
 
+        /**
+         * Where memory keys and QP numbers come from; by default {@link KeySource#forFabric}: counted
+         * on a deterministic fabric, from a SecureRandom on a threaded one and on the UDP link.
+         */
+        Builder keySource(KeySource source) {
+            this.keys = Objects.requireNonNull(source, "source");
+            return this;
+        }
+
         public SoftRnic attach() {
             Objects.requireNonNull(name, "name");
             Objects.requireNonNull(mac, "mac");
-            if (gids != null || link != null) {
-                GidTable table = gids != null ? new GidTable(gids) : new GidTable(mac, requireIpv4(), ipv6);
-                return new SoftRnic(new Rnic(fabric, name, mac, table, activeMtu, retryCountSevenIsInfinite, link));
-            }
-            return new SoftRnic(new Rnic(fabric, name, mac, requireIpv4(), ipv6, activeMtu, retryCountSevenIsInfinite));
+            GidTable table = gids != null ? new GidTable(gids) : new GidTable(mac, requireIpv4(), ipv6);
+            KeySource source = keys != null ? keys : KeySource.forFabric(fabric);
+            return new SoftRnic(new Rnic(fabric, name, mac, table, activeMtu, retryCountSevenIsInfinite, link, source));
         }
 
         private Inet4Address requireIpv4() {

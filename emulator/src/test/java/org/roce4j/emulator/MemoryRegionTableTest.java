@@ -23,7 +23,7 @@ class MemoryRegionTableTest {
     private static final int REMOTE_WRITE = AccessFlag.REMOTE_WRITE.bit();
 
     private final Arena arena = Arena.ofConfined();
-    private final MemoryRegionTable table = new MemoryRegionTable(1000);
+    private final MemoryRegionTable table = new MemoryRegionTable(1000, KeySource.sequential());
     private final Object pd = new Object();
     private final Object otherPd = new Object();
 

@@ -54,6 +54,25 @@ final class RawPeer implements AutoCloseable {
         return t;
     }
 
+    /** RC or UC RDMA WRITE ONLY (opcode 0x0A / 0x2A) with its RETH, AckReq, to {@code qpn}. */
+    static byte[] writeOnly(boolean uc, int qpn, int psn, long va, int rkey, byte[] payload) {
+        int pad = -payload.length & 3;
+        byte[] t = new byte[12 + 16 + payload.length + pad];
+        t[0] = (byte) (uc ? 0x2A : 0x0A);
+        t[1] = (byte) (pad << 4);
+        t[2] = (byte) 0xFF;
+        t[3] = (byte) 0xFF;
+        put24(t, 5, qpn);
+        t[8] = (byte) 0x80;
+        put24(t, 9, psn);
+        put32(t, 12, (int) (va >>> 32));
+        put32(t, 16, (int) va);
+        put32(t, 20, rkey);
+        put32(t, 24, payload.length);
+        System.arraycopy(payload, 0, t, 28, payload.length);
+        return t;
+    }
+
     /**
      * The UDP payload (transport bytes + ICRC) for {@code to}, the ICRC computed as if the IPv4
      * header carried {@code identification} and DF.
