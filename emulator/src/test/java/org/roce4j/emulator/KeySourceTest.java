@@ -33,7 +33,7 @@ class KeySourceTest {
     private static int[] firstKeyAndQpn(Fabric fabric, String mac) throws Exception {
         SoftRnic node = SoftRnic.attach(fabric, "rxe0", MacAddress.parse(mac),
                 (Inet4Address) InetAddress.getByName("10.0.0.1"));
-        try (Arena arena = Arena.ofConfined(); Context context = node.device().open()) {
+        try (Arena arena = Arena.ofShared(); Context context = node.device().open()) {
             Pd pd = context.allocPd();
             Cq cq = context.createCq(4);
             try (Mr mr = pd.regMr(arena.allocate(4096), EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE));
