@@ -91,18 +91,22 @@ final class Completions {
 
     /** {@return how long {@link #drain} waits for nothing: see there} */
     static Duration quietPeriod() {
-        long median;
+        long[] waits;
         synchronized (recentWaits) {
-            int n = Math.min(waitsSeen, WAITS_KEPT);
-            if (n == 0) {
-                return PATIENCE;   // nothing measured yet: the longest wait, not a guess
-            }
-            long[] sorted = Arrays.copyOf(recentWaits, n);
-            Arrays.sort(sorted);
-            median = sorted[n / 2];
+            waits = Arrays.copyOf(recentWaits, Math.min(waitsSeen, WAITS_KEPT));
         }
-        long quiet = Math.max(QUIET_FLOOR.toNanos(), Math.min(PATIENCE.toNanos(), QUIET_FACTOR * median));
-        return Duration.ofNanos(quiet);
+        return quietPeriod(waits);
+    }
+
+    /** {@return the quiet period after completion waits of these many nanoseconds} */
+    static Duration quietPeriod(long[] waitNanos) {
+        if (waitNanos.length == 0) {
+            return QUIET_FLOOR.multipliedBy(QUIET_FACTOR);   // nothing measured yet: as if the wait were the floor
+        }
+        long[] sorted = waitNanos.clone();
+        Arrays.sort(sorted);
+        long median = sorted[sorted.length / 2];
+        return Duration.ofNanos(Math.max(QUIET_FLOOR.toNanos(), Math.min(PATIENCE.toNanos(), QUIET_FACTOR * median)));
     }
 
     private static void recordWait(long nanos) {
