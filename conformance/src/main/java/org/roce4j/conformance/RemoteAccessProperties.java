@@ -47,6 +47,8 @@ import org.roce4j.verbs.WrOpcode;
  *       aligned; NAK "invalid request"). When the responder QP's access flags lack the right, Linux
  *       rxe answers NAK "invalid request" ({@code check_op_valid} → {@code RESPST_ERR_UNSUPPORTED_OPCODE}
  *       → REM_INV_REQ_ERR) while other RNICs report a remote access error, so either is accepted there.
+ *       A provider may instead refuse a misaligned atomic at post with EINVAL (rxe's does): that is
+ *       accepted too, provided nothing completes for it and no byte changes.
  *   <li>UC: the requester cannot learn of it (no responses, IBTA 9.8): the WRITE completes SUCCESS and
  *       the responder silently drops the message (IBTA 9.9.3); a SEND posted behind it still arrives,
  *       which proves the responder has processed the bad WRITE before memory is compared.
@@ -194,7 +196,7 @@ class RemoteAccessProperties {
     }
 
     @Test
-    @DisplayName("RC: WRITE/READ/atomics outside a region's rights or bounds, or with a wrong R_Key, fail with REM_ACCESS_ERR (misaligned atomics REM_INV_REQ_ERR) and change no byte (IBTA C9-88, 10.6.3)")
+    @DisplayName("RC: WRITE/READ/atomics outside a region's rights or bounds, or with a wrong R_Key, fail with REM_ACCESS_ERR (misaligned atomics REM_INV_REQ_ERR, or EINVAL at post) and change no byte (IBTA C9-88, 10.6.3)")
     void rcBadRemoteAccessFailsAndChangesNothing() {
         qt().withExamples(EXAMPLES).withShrinkCycles(SHRINK_CYCLES)
                 .forAll(attempts(QpType.RC))
