@@ -1,7 +1,11 @@
 package org.roce4j.conformance;
 
 import java.util.Arrays;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -51,7 +55,7 @@ public final class ConformanceSuite {
     public static synchronized ConformanceReport run(Device first, Device second, Departures departures, String only,
                                                      Consumer<String> progress) {
         Objects.requireNonNull(departures, "departures");
-        ConformanceReport report = new ConformanceReport(departures);
+        ConformanceReport report = new ConformanceReport(departures, only == null);
         Backend.use(first, second);
         try {
             LauncherFactory.create().execute(request(only), new Recorder(report, progress));
@@ -93,10 +97,26 @@ public final class ConformanceSuite {
         return className.substring(className.lastIndexOf('.') + 1);
     }
 
-    /** Turns JUnit's events into the report's outcomes. */
+    /** The {@code CHECK: OBSERVED} of the failure, when it (or what it wraps) is a check's unexpected outcome. */
+    static java.util.Optional<String> unexpectedOutcome(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof Expect.UnexpectedOutcome unexpected) {
+                return java.util.Optional.of(unexpected.outcome());
+            }
+        }
+        return java.util.Optional.empty();
+    }
+
+    /**
+     * Turns JUnit's events into the report's outcomes. A test method of the plan that produced no outcome
+     * at all (no invocation ran, nothing reported it skipped) is recorded as a FAIL when the plan ends:
+     * a run never silently holds fewer tests than it selected.
+     */
     private static final class Recorder implements TestExecutionListener {
         private final ConformanceReport report;
         private final Consumer<String> progress;
+        private final Map<String, TestIdentifier> planned = new LinkedHashMap<>();
+        private final Set<String> methodsSeen = new HashSet<>();
         private TestPlan plan;
 
         Recorder(ConformanceReport report, Consumer<String> progress) {
@@ -107,15 +127,32 @@ public final class ConformanceSuite {
         @Override
         public void testPlanExecutionStarted(TestPlan testPlan) {
             plan = testPlan;
+            for (TestIdentifier root : testPlan.getRoots()) {
+                testPlan.getDescendants(root).forEach(identifier -> identifier.getSource()
+                        .filter(MethodSource.class::isInstance).map(MethodSource.class::cast)
+                        .ifPresent(method -> planned.putIfAbsent(methodId(method), identifier)));
+            }
+        }
+
+        @Override
+        public void testPlanExecutionFinished(TestPlan testPlan) {
+            planned.forEach((method, identifier) -> {
+                if (!methodsSeen.contains(method)) {
+                    record(identifier, false, false, "planned but never ran", null);
+                }
+            });
         }
 
         @Override
         public void executionSkipped(TestIdentifier identifier, String reason) {
             if (identifier.isTest()) {
-                record(identifier, false, true, "skipped: " + reason);
+                record(identifier, false, true, "skipped: " + reason, null);
             } else {
                 plan.getDescendants(identifier).stream().filter(TestIdentifier::isTest)
-                        .forEach(test -> record(test, false, true, "skipped: " + reason));
+                        .forEach(test -> record(test, false, true, "skipped: " + reason, null));
+                // A skipped class or template is reported: its methods did not silently vanish.
+                plan.getDescendants(identifier).forEach(descendant -> methodOf(descendant).ifPresent(methodsSeen::add));
+                methodOf(identifier).ifPresent(methodsSeen::add);
             }
         }
 
@@ -125,13 +162,20 @@ public final class ConformanceSuite {
             // A container fails on its own when its set-up does (a class that cannot start, a
             // parameterized test whose arguments cannot be made): that is a failure of its tests.
             if (identifier.isTest() || !passed) {
-                record(identifier, passed, false, result.getThrowable().map(Recorder::oneLine).orElse(""));
+                record(identifier, passed, false, result.getThrowable().map(Recorder::oneLine).orElse(""),
+                        result.getThrowable().flatMap(ConformanceSuite::unexpectedOutcome).orElse(null));
             }
         }
 
-        private void record(TestIdentifier identifier, boolean passed, boolean skipped, String failure) {
-            var outcome = report.record(testId(identifier), behaviour(identifier), passed, skipped, failure);
+        private void record(TestIdentifier identifier, boolean passed, boolean skipped, String failure, String observed) {
+            methodOf(identifier).ifPresent(methodsSeen::add);
+            var outcome = report.record(testId(identifier), behaviour(identifier), passed, skipped, failure, observed);
             progress.accept(outcome.line());
+        }
+
+        private static java.util.Optional<String> methodOf(TestIdentifier identifier) {
+            return identifier.getSource().filter(MethodSource.class::isInstance).map(MethodSource.class::cast)
+                    .map(ConformanceSuite::methodId);
         }
 
         private String testId(TestIdentifier identifier) {
@@ -140,8 +184,10 @@ public final class ConformanceSuite {
                 case ClassSource type -> simpleName(type.getClassName());
                 default -> identifier.getDisplayName();
             }).orElse(identifier.getDisplayName());
+            // An invocation by its name (the parameter values), not its position: an index shifts when a
+            // parameter table changes, and a departure list would then name another test.
             var last = identifier.getUniqueIdObject().getLastSegment();
-            return last.getType().equals(INVOCATION_SEGMENT) ? id + "[" + last.getValue().substring(1) + "]" : id;
+            return last.getType().equals(INVOCATION_SEGMENT) ? id + "[" + identifier.getDisplayName() + "]" : id;
         }
 
         private String behaviour(TestIdentifier identifier) {
@@ -150,7 +196,7 @@ public final class ConformanceSuite {
             if (last.getType().equals(INVOCATION_SEGMENT)) {
                 // The template's own name, unless it is only JUnit's default "method(Types)".
                 String template = plan.getParent(identifier).map(TestIdentifier::getDisplayName).orElse("");
-                name = template.contains(" ") ? template + " " + name : name;
+                name = template.contains(" ") ? template + " [" + name + "]" : name;
             }
             String className = identifier.getSource().map(source -> switch (source) {
                 case MethodSource method -> simpleName(method.getClassName());

@@ -95,7 +95,7 @@ class CqOverflowTest {
             }
             Completions.await(a.cq, n);
             assertCqError(b, small);
-            Expect.errno(Errno.EINVAL, () -> small.poll(new org.roce4j.verbs.WorkCompletion[1]));
+            Expect.errno("poll after the overrun", Errno.EINVAL, () -> small.poll(new org.roce4j.verbs.WorkCompletion[1]));
         }
     }
 

@@ -16,14 +16,20 @@ import org.roce4j.verbs.Device;
 
 /**
  * Tests a device is known to fail because it departs from IBTA (or from rdma-core's usual behaviour),
- * each with what the device does and a note saying why. The report calls such a failure a DEPARTURE,
- * not a FAIL. A list is a text file: {@code TEST-ID | what the device does | [NOTE]} per line, where a
- * leading {@code ?} on TEST-ID marks a property that reaches the departure with some random examples
- * only, and {@code # [NOTE] text} comment paragraphs explain the notes. The lists that come with the
- * suite are resources {@code departures/NAME.txt}; {@code rxe} is Linux Soft-RoCE's.
+ * each with the exact outcome the device shows and a note saying why. The report calls a failure a
+ * DEPARTURE, not a FAIL, only when the failed check observed that outcome (see
+ * {@link Expect.UnexpectedOutcome}); any other failure of a listed test is a FAIL. A list is a text file:
+ * {@code TEST-ID | CHECK: OBSERVED | [NOTE]} per line, where TEST-ID is {@code Class#method(ParameterTypes)}
+ * followed, for a parameterized test, by {@code [its invocation's name]} (the parameter values, never
+ * an index), {@code CHECK: OBSERVED} is the failed check and what the device did
+ * ({@code modify RC RESET->ERR: EINVAL}, {@code status of wr_id 2: REM_INV_REQ_ERR}), and
+ * {@code # [NOTE] text} comment paragraphs explain the notes. There are no blanket entries: a test that
+ * fails only for some random examples is not listed, the property accepts the device's legal outcome
+ * instead. The lists that come with the suite are resources {@code departures/NAME.txt}; {@code rxe} is
+ * Linux Soft-RoCE's.
  *
  * @param name  what the list is of ("rxe", a file name, or "none")
- * @param tests the departures by test ID ({@code Class#method(ParameterTypes)[invocation]})
+ * @param tests the departures by test ID
  * @param notes the note paragraphs by their label ({@code [1]})
  */
 public record Departures(String name, Map<String, Departure> tests, Map<String, String> notes) {
@@ -34,12 +40,15 @@ public record Departures(String name, Map<String, Departure> tests, Map<String, 
     /**
      * One known departure.
      *
-     * @param testId    the test it makes fail
-     * @param behaviour what the device does instead
-     * @param note      the label of the note that explains it ({@code [1]})
-     * @param sometimes true when a property reaches it only with some random examples
+     * @param testId  the test it makes fail
+     * @param outcome the failed check and what the device does, {@code CHECK: OBSERVED}
+     * @param note    the label of the note that explains it ({@code [1]})
      */
-    public record Departure(String testId, String behaviour, String note, boolean sometimes) {
+    public record Departure(String testId, String outcome, String note) {
+        /** {@return true when this failure is the listed one: its check observed the listed outcome} */
+        boolean explains(String observedOutcome) {
+            return outcome.equals(observedOutcome);
+        }
     }
 
     public Departures {
@@ -113,17 +122,19 @@ public record Departures(String name, Map<String, Departure> tests, Map<String, 
                 continue;
             }
             openNote = null;
-            String[] parts = line.split("\\|");
-            if (parts.length != 3) {
+            String[] parts = line.split(" \\| ");
+            if (parts.length != 3 || !parts[1].contains(": ")) {
                 throw new IllegalArgumentException(name + ":" + number
-                        + ": expected TEST-ID | what the device does | [NOTE], got: " + line);
+                        + ": expected TEST-ID | CHECK: OBSERVED | [NOTE], got: " + line);
             }
             String testId = parts[0].strip();
-            boolean sometimes = testId.startsWith("?");
-            if (sometimes) {
-                testId = testId.substring(1);
+            if (testId.startsWith("?")) {
+                throw new IllegalArgumentException(name + ":" + number + ": '?' (a departure for some random "
+                        + "examples) is no longer accepted: a blanket entry hides every other failure of the test");
             }
-            tests.put(testId, new Departure(testId, parts[1].strip(), parts[2].strip(), sometimes));
+            if (tests.put(testId, new Departure(testId, parts[1].strip(), parts[2].strip())) != null) {
+                throw new IllegalArgumentException(name + ":" + number + ": " + testId + " is listed twice");
+            }
         }
         return new Departures(name, tests, notes);
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.roce4j.verbs.Mr;
@@ -23,7 +24,8 @@ import org.roce4j.verbs.WorkCompletion;
  * ERR are flushed too.
  */
 class ErrorFlushTest {
-    @ParameterizedTest(name = "IBTA 10.3.1: {0} QP to ERR flushes every posted receive with WR_FLUSH_ERR, in order")
+    @ParameterizedTest(name = "{0}")
+    @DisplayName("IBTA 10.3.1: a QP to ERR flushes every posted receive with WR_FLUSH_ERR, in order")
     @EnumSource(QpType.class)
     void receivesFlushedInOrder(QpType type) throws Exception {
         try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
@@ -45,7 +47,8 @@ class ErrorFlushTest {
         }
     }
 
-    @ParameterizedTest(name = "IBTA 10.3.1: {0} QP to ERR flushes every outstanding send with WR_FLUSH_ERR, in order")
+    @ParameterizedTest(name = "{0}")
+    @DisplayName("IBTA 10.3.1: a QP to ERR flushes every outstanding send with WR_FLUSH_ERR, in order")
     @EnumSource(value = QpType.class, names = {"RC"})
     void outstandingSendsFlushedInOrder(QpType type) throws Exception {
         try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
@@ -66,7 +69,8 @@ class ErrorFlushTest {
         }
     }
 
-    @ParameterizedTest(name = "rxe_post_send/rxe_post_recv in ERR: WRs posted to a {0} QP in ERR are completed with WR_FLUSH_ERR")
+    @ParameterizedTest(name = "{0}")
+    @DisplayName("rxe_post_send/rxe_post_recv in ERR: WRs posted to a QP in ERR are completed with WR_FLUSH_ERR")
     @EnumSource(QpType.class)
     void postedInErrorAreFlushed(QpType type) throws Exception {
         try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
@@ -79,14 +83,15 @@ class ErrorFlushTest {
             }
             pair.qpA.postRecv(RecvWr.of(30, mr, 0, 64));
             pair.qpA.postSend(send);
-            List<WorkCompletion> wcs = Completions.await(a.cq, 2);
+            List<WorkCompletion> wcs = Completions.await(a.cq, 2, "completions of the send and receive posted in ERR");
             assertThat(wcs).extracting(WorkCompletion::wrId).containsExactlyInAnyOrder(30L, 31L);
             assertThat(wcs).allSatisfy(wc -> assertThat(wc.status()).isEqualTo(org.roce4j.verbs.WcStatus.WR_FLUSH_ERR));
             assertThat(Completions.drain(b.cq)).as("nothing reached the peer").isEmpty();
         }
     }
 
-    @ParameterizedTest(name = "IBTA 10.3.1: a {0} QP moved ERR → RESET → RTS works again and old WRs are gone")
+    @ParameterizedTest(name = "{0}")
+    @DisplayName("IBTA 10.3.1: a QP moved ERR → RESET → RTS works again and old WRs are gone")
     @EnumSource(value = QpType.class, names = {"RC", "UC"})
     void resetAfterErrorRecovers(QpType type) throws Exception {
         try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {

@@ -43,7 +43,8 @@ class OpcodeTest {
         return all.stream();
     }
 
-    @ParameterizedTest(name = "IBTA table 38: {1} on {0} moves the data and completes on both sides")
+    @ParameterizedTest(name = "{0} {1}")
+    @DisplayName("IBTA table 38: each opcode a QP type allows moves the data and completes on both sides")
     @MethodSource("allowedOpcodes")
     void everyAllowedOpcode(QpType type, WrOpcode opcode) throws Exception {
         int length = type == QpType.UD ? 200 : 2500;
@@ -73,7 +74,8 @@ class OpcodeTest {
         return all.stream();
     }
 
-    @ParameterizedTest(name = "IBTA 9.7.3 (FIRST/MIDDLE/LAST segmentation): {2} of 3×MTU+17 bytes on {0} at {1}")
+    @ParameterizedTest(name = "{0} {1} {2}")
+    @DisplayName("IBTA 9.7.3 (FIRST/MIDDLE/LAST segmentation): a message of 3×MTU+17 bytes")
     @MethodSource("multiPacket")
     void multiPacketMessages(QpType type, Mtu mtu, WrOpcode opcode) throws Exception {
         int length = 3 * mtu.bytes() + 17;
@@ -89,7 +91,8 @@ class OpcodeTest {
         return multiPacket().filter(a -> a.get()[1] == Mtu.MTU_256 || a.get()[1] == Mtu.MTU_4096);
     }
 
-    @ParameterizedTest(name = "IBTA 9.7.3: {2} of exactly 2×MTU bytes on {0} at {1} (no short last packet)")
+    @ParameterizedTest(name = "{0} {1} {2}")
+    @DisplayName("IBTA 9.7.3: a message of exactly 2×MTU bytes (no short last packet)")
     @MethodSource("smallestAndLargestMtu")
     void exactMultipleOfMtu(QpType type, Mtu mtu, WrOpcode opcode) throws Exception {
         int length = 2 * mtu.bytes();

@@ -35,7 +35,8 @@ import org.roce4j.verbs.WrOpcode;
  * validate_send_wr / rxe_post_recv): EINVAL or ENOMEM and a bad_wr index; nothing after the bad one posted.
  */
 class PostValidationTest {
-    @ParameterizedTest(name = "rxe_post_send (IBTA 10.3.1: sends need RTS): a send on a {0} QP in RESET, INIT or RTR is EINVAL")
+    @ParameterizedTest(name = "{0}")
+    @DisplayName("rxe_post_send (IBTA 10.3.1: sends need RTS): a send on a QP in RESET, INIT or RTR is EINVAL")
     @EnumSource(QpType.class)
     void sendBeforeRtsIsEinval(QpType type) throws Exception {
         try (Endpoint e = Endpoint.first()) {
@@ -65,7 +66,8 @@ class PostValidationTest {
         }
     }
 
-    @ParameterizedTest(name = "rxe_post_recv: posting a receive on a {0} QP in RESET is EINVAL; in INIT it is accepted")
+    @ParameterizedTest(name = "{0}")
+    @DisplayName("rxe_post_recv: posting a receive on a QP in RESET is EINVAL; in INIT it is accepted")
     @EnumSource(QpType.class)
     void recvInResetIsEinval(QpType type) throws Exception {
         try (Endpoint e = Endpoint.first()) {
@@ -94,7 +96,8 @@ class PostValidationTest {
         return all.stream();
     }
 
-    @ParameterizedTest(name = "IBTA table 38 (rxe validate_send_wr, 'bad wr opcode for qp type'): {1} on {0} is EINVAL")
+    @ParameterizedTest(name = "{0} {1}")
+    @DisplayName("IBTA table 38 (rxe validate_send_wr, 'bad wr opcode for qp type'): an opcode the QP type does not allow is EINVAL")
     @MethodSource("disallowedOpcodes")
     void opcodeNotAllowedOnQpTypeIsEinval(QpType type, WrOpcode opcode) throws Exception {
         try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
@@ -111,7 +114,8 @@ class PostValidationTest {
         }
     }
 
-    @ParameterizedTest(name = "rxe validate_send_wr: more send SGEs than max_send_sge on {0} is EINVAL")
+    @ParameterizedTest(name = "{0}")
+    @DisplayName("rxe validate_send_wr: more send SGEs than max_send_sge is EINVAL")
     @EnumSource(QpType.class)
     void tooManySendSges(QpType type) throws Exception {
         try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
@@ -129,7 +133,8 @@ class PostValidationTest {
         }
     }
 
-    @ParameterizedTest(name = "rxe_post_recv: more receive SGEs than max_recv_sge on {0} is EINVAL")
+    @ParameterizedTest(name = "{0}")
+    @DisplayName("rxe_post_recv: more receive SGEs than max_recv_sge is EINVAL")
     @EnumSource(QpType.class)
     void tooManyRecvSges(QpType type) throws Exception {
         try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
@@ -182,7 +187,8 @@ class PostValidationTest {
             for (int i = 0; i < depth; i++) {
                 pair.qpA.postSend(SendWr.send(i, mr, 0, 8));
             }
-            var bad = Expect.badWr(Errno.ENOMEM, 0, () -> pair.qpA.postSend(SendWr.send(depth, mr, 0, 8)));
+            var bad = Expect.badWr("post_send beyond max_send_wr", Errno.ENOMEM, 0,
+                    () -> pair.qpA.postSend(SendWr.send(depth, mr, 0, 8)));
             assertThat(bad.wrId()).isEqualTo(depth);
         }
     }
@@ -198,7 +204,7 @@ class PostValidationTest {
             for (int i = 0; i < depth; i++) {
                 qp.postRecv(RecvWr.of(i, mr, 0, 64));
             }
-            Expect.badWr(Errno.ENOMEM, 0, () -> qp.postRecv(RecvWr.of(depth, mr, 0, 64)));
+            Expect.badWr("post_recv beyond max_recv_wr", Errno.ENOMEM, 0, () -> qp.postRecv(RecvWr.of(depth, mr, 0, 64)));
         }
     }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.roce4j.verbs.Mr;
@@ -23,13 +24,15 @@ import org.roce4j.verbs.WorkCompletion;
  * queue come in posting order (IBTA 10.8.6).
  */
 class SignalingTest {
-    @ParameterizedTest(name = "IBTA 10.8.1: on {0} only SIGNALED sends complete; every receive completes; all in order")
+    @ParameterizedTest(name = "{0}")
+    @DisplayName("IBTA 10.8.1: only SIGNALED sends complete; every receive completes; all in order")
     @EnumSource(QpType.class)
     void onlySignaledSendsComplete(QpType type) throws Exception {
         run(type, false);
     }
 
-    @ParameterizedTest(name = "ibv_qp_init_attr.sq_sig_all: on {0} every send completes, SIGNALED or not, in order")
+    @ParameterizedTest(name = "{0}")
+    @DisplayName("ibv_qp_init_attr.sq_sig_all: every send completes, SIGNALED or not, in order")
     @EnumSource(QpType.class)
     void sqSigAllSignalsEverySend(QpType type) throws Exception {
         run(type, true);

@@ -28,7 +28,7 @@ class ConformanceSuiteTest {
         assertThat(lines).allMatch(line -> line.startsWith("PASS "));
         assertThat(lines).anyMatch(line -> line.startsWith("PASS       DiscoveryTest: ibv_query_port: port 0"));
         assertThat(report.outcomes()).extracting(ConformanceReport.Outcome::testId)
-                .contains(TRANSITIONS + "(Transition)[3]", "DiscoveryTest#queryGid()");
+                .contains(TRANSITIONS + "(Transition)[RC RESET->ERR]", "DiscoveryTest#queryGid()");
         assertThat(report.closingLines().getLast())
                 .isEqualTo(report.passed() + " passed, 0 failed, 0 skipped");
         assertThat(report.conforms(true)).isTrue();
@@ -38,14 +38,33 @@ class ConformanceSuiteTest {
     @DisplayName("a listed departure that passes is reported, and fails a strict run only")
     void listedDepartureThatPassesIsStale() {
         Departures listed = Departures.parse("mine", List.of(
-                "# [1] a note", "DiscoveryTest#queryGid() | says no | [1]"));
+                "# [1] a note", "DiscoveryTest#queryGid() | the call: EINVAL | [1]"));
         ConformanceReport report = ConformanceSuite.run(device, listed, "DiscoveryTest#queryGid\\(", line -> { });
         assertThat(report.outcomes()).singleElement().satisfies(outcome -> {
             assertThat(outcome.verdict()).isEqualTo(ConformanceReport.Verdict.PASS);
-            assertThat(outcome.detail()).isEqualTo("listed as a mine departure (says no), passes");
+            assertThat(outcome.detail()).isEqualTo("listed as a mine departure (the call: EINVAL), passes");
         });
         assertThat(report.conforms(false)).isTrue();
         assertThat(report.conforms(true)).isFalse();
         assertThat(report.closingLines()).contains("NOW PASSES (listed departure)  DiscoveryTest#queryGid()");
+    }
+
+    @Test
+    @DisplayName("a failure's outcome is the CHECK: OBSERVED of the UnexpectedOutcome it is or wraps; other failures have none")
+    void failureOutcomeIsReadFromTheCheck() {
+        var unexpected = new Expect.UnexpectedOutcome("modify RC RESET->ERR", "success", "EINVAL", null);
+        assertThat(ConformanceSuite.unexpectedOutcome(unexpected)).hasValue("modify RC RESET->ERR: EINVAL");
+        assertThat(ConformanceSuite.unexpectedOutcome(new IllegalStateException(unexpected)))
+                .hasValue("modify RC RESET->ERR: EINVAL");
+        assertThat(ConformanceSuite.unexpectedOutcome(new AssertionError("expected 1 but was 2"))).isEmpty();
+    }
+
+    @Test
+    @DisplayName("--only matching no test: nothing ran, the run does not conform")
+    void selectionOfNoTestDoesNotConform() {
+        ConformanceReport report = ConformanceSuite.run(device, Departures.none(), "NoSuchTest", line -> { });
+        assertThat(report.ran()).isZero();
+        assertThat(report.conforms(false)).isFalse();
+        assertThat(report.closingLines().getLast()).isEqualTo("0 passed, 0 failed, 0 skipped");
     }
 }

@@ -15,23 +15,35 @@ class DeparturesTest {
     void rxeListParses() {
         Departures rxe = Departures.named("rxe");
         assertThat(rxe.tests()).hasSizeGreaterThan(40);
-        assertThat(rxe.of("QpStateMachineTest#requiredMaskSucceeds(Transition)[3]")).hasValueSatisfying(d -> {
-            assertThat(d.behaviour()).isEqualTo("RC RESET->ERR: EINVAL");
+        assertThat(rxe.of("QpStateMachineTest#requiredMaskSucceeds(Transition)[RC RESET->ERR]")).hasValueSatisfying(d -> {
+            assertThat(d.outcome()).isEqualTo("modify RC RESET->ERR: EINVAL");
             assertThat(d.note()).isEqualTo("[1]");
-            assertThat(d.sometimes()).isFalse();
         });
+        assertThat(rxe.tests().keySet()).as("tests named by their parameter values, never an invocation index")
+                .noneMatch(id -> id.matches(".*\\[\\d+\\]"));
         assertThat(rxe.of("RemoteAccessProperties#rcBadRemoteAccessFailsAndChangesNothing()"))
-                .hasValueSatisfying(d -> assertThat(d.sometimes()).isTrue());
+                .as("no blanket entry: the property accepts rxe's refusal at post").isEmpty();
         rxe.tests().values().forEach(d -> assertThat(rxe.notes()).as(d.testId()).containsKey(d.note()));
         assertThat(rxe.notes().get("[1]")).startsWith("[1] RESET -> ERR: rxe answers EINVAL")
                 .contains("Every test that reaches ERR that way fails at that step.");
     }
 
     @Test
-    @DisplayName("a line without three fields is refused with its line number")
+    @DisplayName("a line without three fields, or without CHECK: OBSERVED, is refused with its line number")
     void malformedLineIsRefused() {
         assertThatThrownBy(() -> Departures.parse("mine", List.of("# [1] why", "SomeTest#x() | only two")))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("mine:2:");
+        assertThatThrownBy(() -> Departures.parse("mine", List.of("SomeTest#x() | says no | [1]")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("CHECK: OBSERVED");
+    }
+
+    @Test
+    @DisplayName("no blanket entries: a '?' line and a test listed twice are refused")
+    void blanketAndDuplicateEntriesAreRefused() {
+        assertThatThrownBy(() -> Departures.parse("mine", List.of("?SomeTest#x() | status of wr_id 1: LOC_QP_OP_ERR | [1]")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("mine:1: '?'");
+        assertThatThrownBy(() -> Departures.parse("mine", List.of("SomeTest#x() | the call: EINVAL | [1]",
+                "SomeTest#x() | the call: ENOMEM | [1]"))).hasMessage("mine:2: SomeTest#x() is listed twice");
     }
 
     @Test

@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -125,12 +124,7 @@ class LayoutsMatchGccTest {
         if (missing.isEmpty()) {
             return;
         }
-        String message = "layout check needs " + missing + ": apt-get install gcc libibverbs-dev";
-        if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-            fail(message);
-        }
-        System.err.println("SKIPPED: " + message);
-        Assumptions.abort(message);
+        RequiredInCi.require(false, "layout check needs " + missing + ": apt-get install gcc libibverbs-dev");
     }
 
     private static boolean onPath(String program) {

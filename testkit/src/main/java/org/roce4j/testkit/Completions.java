@@ -98,6 +98,41 @@ public final class Completions {
         return test != null && test.link() == Link.DETERMINISTIC;
     }
 
+    /**
+     * {@return a completion that arrives when none should, or empty} On a deterministic fabric one poll
+     * runs the fabric until idle, which proves there is none. On the threaded and UDP links it keeps
+     * polling for {@link #quietPeriod()}, so that a completion arriving late on a slow machine is seen.
+     *
+     * @param cq the completion queue
+     */
+    static java.util.Optional<WorkCompletion> pollUnexpected(Cq cq) {
+        if (isDeterministic()) {
+            return cq.poll();
+        }
+        long quietUntil = System.nanoTime() + quietPeriod().toNanos();
+        int emptyPolls = 0;
+        do {
+            java.util.Optional<WorkCompletion> wc = cq.poll();
+            if (wc.isPresent()) {
+                return wc;
+            }
+            Thread.onSpinWait();
+            if (++emptyPolls % 1024 == 0) {
+                sleepBriefly();
+            }
+        } while (System.nanoTime() < quietUntil);
+        return java.util.Optional.empty();
+    }
+
+    /**
+     * {@return how long a "no completion" check waits on a real-time link: a tenth of the completion
+     * timeout (1 s by default)} It scales with {@link #TIMEOUT_PROPERTY}, which a slow machine (a VM under
+     * TCG) raises for every wait.
+     */
+    static Duration quietPeriod() {
+        return timeout().dividedBy(10);
+    }
+
     static Duration timeout() {
         return Duration.ofMillis(Long.getLong(TIMEOUT_PROPERTY, 10_000));
     }

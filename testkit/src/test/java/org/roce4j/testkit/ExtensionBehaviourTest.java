@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.platform.engine.reporting.ReportEntry;
 import org.junit.platform.testkit.engine.EngineTestKit;
@@ -205,6 +206,35 @@ class ExtensionBehaviourTest {
     @Test
     void theThreadedLinkCarriesAnRcSend() {
         run(OnTheThreadedFabric.class, "sendArrives", Map.of()).assertStatistics(s -> s.succeeded(1).failed(0));
+    }
+
+    @EmulatedFabric(link = Link.THREADED)
+    static class LateCompletionOnTheThreadedFabric {
+        @Test
+        void noCompletionWhileOneIsOnItsWay(TestFabric fabric, Context a, Context b) throws Exception {
+            QpPair pair = QpPair.rc(a, b);
+            pair.b().qp().postRecv(org.roce4j.verbs.RecvWr.of(1, pair.b().mr(), 0, 128));
+            Thread late = Thread.ofVirtual().start(() -> {
+                try {
+                    Thread.sleep(100);   // later than any fixed short wait, well inside the quiet period
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                pair.a().qp().postSend(SendWr.send(2, pair.a().mr(), 0, 100));
+            });
+            try {
+                RoceAssertions.assertThat(pair.b().cq()).hasNoCompletions();
+            } finally {
+                late.join();
+            }
+        }
+    }
+
+    @Test
+    @DisplayName("hasNoCompletions on a real-time link waits in proportion to the timeout: a completion 100 ms late fails it")
+    void lateCompletionFailsNoCompletionsOnTheThreadedLink() {
+        run(LateCompletionOnTheThreadedFabric.class, "noCompletionWhileOneIsOnItsWay", Map.of())
+                .assertStatistics(s -> s.succeeded(0).failed(1));
     }
 
     @EmulatedFabric(link = Link.UDP_LOOPBACK, capture = Capture.ALWAYS)

@@ -28,8 +28,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "conformance", sortOptions = false,
         description = {"Runs roce4j's conformance suite (IBTA verbs and RoCEv2 transport behaviour) on a device:",
             "one line per behaviour (PASS, FAIL, DEPARTURE: a failure the device is known for, SKIPPED),",
-            "last line 'N passed, N failed, N skipped'. Exit status 0 when every failure is a listed",
-            "departure, 1 otherwise, 2 when the suite cannot run.", ""})
+            "last line 'N passed, N failed, N skipped'. Exit status 0 when some test ran and every failure",
+            "is a listed departure with its listed outcome, 1 otherwise, 2 when the suite cannot run.", ""})
 final class ConformanceCommand implements Callable<Integer>, PeerEnvironment.User {
     private static final String AUTO = "auto";
     private static final String EXAMPLES_PROPERTY = "roce4j.properties.examples";
@@ -40,10 +40,11 @@ final class ConformanceCommand implements Callable<Integer>, PeerEnvironment.Use
 
     @Option(names = "--departures", paramLabel = "LIST", defaultValue = AUTO,
             description = "known departures: auto (rxe's list for a Linux Soft-RoCE device, none for others), "
-                    + "none, rxe, or a FILE of 'TEST-ID | behaviour | [NOTE]' lines (default: ${DEFAULT-VALUE})")
+                    + "none, rxe, or a FILE of 'TEST-ID | CHECK: OBSERVED | [NOTE]' lines (default: ${DEFAULT-VALUE})")
     private String departuresOption;
 
-    @Option(names = "--strict", description = "also fail when a listed departure passes (the list must describe the device exactly)")
+    @Option(names = "--strict", description = "also fail when a listed departure passes, or does not run in a run of the whole suite "
+            + "(the list must describe the device exactly)")
     private boolean strict;
 
     @Option(names = "--only", paramLabel = "REGEX",

@@ -63,19 +63,31 @@ class ConformanceCommandTest {
     void strictFailsOnAStaleDeparture() throws Exception {
         Path list = Files.writeString(folder.resolve("mine.txt"), """
                 # [1] this device says no
-                DiscoveryTest#queryGid() | EINVAL | [1]
+                DiscoveryTest#queryGid() | the call: EINVAL | [1]
                 """);
         String[] args = {"conformance", "-d", "dev0", "--departures", list.toString(), "--only", "DiscoveryTest#queryGid\\("};
 
         Run lenient = run(args);
         assertThat(lenient.exit).isZero();
         assertThat(lenient.out).contains("PASS       DiscoveryTest: ibv_query_gid: RoCEv2 over IPv4 uses an IPv4-mapped GID "
-                + "(::ffff:a.b.c.d)  -- listed as a mine.txt departure (EINVAL), passes",
+                + "(::ffff:a.b.c.d)  -- listed as a mine.txt departure (the call: EINVAL), passes",
                 "NOW PASSES (listed departure)  DiscoveryTest#queryGid()");
 
         String[] strict = java.util.stream.Stream.concat(java.util.Arrays.stream(args), java.util.stream.Stream.of("--strict"))
                 .toArray(String[]::new);
         assertThat(run(strict).exit).isEqualTo(1);
+    }
+
+    @Test
+    @DisplayName("--only matching no test runs nothing and exits 1, strict or not")
+    void selectionOfNoTestFails() {
+        for (String[] args : List.of(new String[] {"conformance", "-d", "dev0", "--only", "NoSuchTest"},
+                new String[] {"conformance", "-d", "dev0", "--only", "NoSuchTest", "--strict"})) {
+            Run run = run(args);
+            assertThat(run.exit).as(String.join(" ", args)).isEqualTo(1);
+            assertThat(run.out).contains("NO TEST RAN: a conformance run must run at least one test")
+                    .endsWith("0 passed, 0 failed, 0 skipped\n");
+        }
     }
 
     @Test

@@ -95,10 +95,7 @@ class DemoFaultsTest {
         assertThat(sentByA.values()).as("a request PSN A sent more than once, seed 17").anyMatch(n -> n > 1);
 
         String tshark = TsharkCrossCheckTest.which("tshark");
-        if (tshark == null) {
-            System.err.println("\n*** tshark not found: the Wireshark view of the fault capture was NOT checked ***\n");
-            return;
-        }
+        RequiredInCi.require(tshark != null, "tshark: the Wireshark view of the fault capture was NOT checked");
         List<String[]> rows = tshark(tshark, pcap, "infiniband.aeth.syndrome", "eth.src", "infiniband.bth.psn",
                 "infiniband.bth.opcode");
         assertThat(rows).hasSize(frames.size());

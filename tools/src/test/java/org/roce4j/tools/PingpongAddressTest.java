@@ -3,7 +3,6 @@ package org.roce4j.tools;
 import static java.nio.charset.StandardCharsets.US_ASCII;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -83,7 +82,7 @@ class PingpongAddressTest {
     @DisplayName("the TCP payloads of the reference captures: record, record, \"done\\0\"; each record round-trips byte for byte")
     void referenceCaptures(String name) throws IOException {
         Path file = TestCaptures.repoRoot().resolveSibling("shared").resolve("reference-pcaps").resolve(name);
-        assumeTrue(Files.isRegularFile(file), "no reference capture at " + file);
+        RequiredInCi.require(Files.isRegularFile(file), "the reference capture " + file + " (../shared)");
 
         List<byte[]> payloads = new ArrayList<>();
         for (PcapRecord record : TestCaptures.read(file)) {

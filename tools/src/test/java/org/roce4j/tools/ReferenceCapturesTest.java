@@ -1,7 +1,6 @@
 package org.roce4j.tools;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -20,7 +19,7 @@ class ReferenceCapturesTest {
     @DisplayName("decode of each reference capture exits 0 and counts exactly its UDP/4791 frames as RoCE")
     Stream<DynamicTest> referenceCaptures() throws IOException {
         Path dir = TestCaptures.repoRoot().resolveSibling("shared").resolve("reference-pcaps");
-        assumeTrue(Files.isDirectory(dir), "no reference captures at " + dir);
+        RequiredInCi.require(Files.isDirectory(dir), "the reference captures at " + dir + " (../shared)");
         List<Path> files;
         try (Stream<Path> listing = Files.list(dir)) {
             files = listing.filter(p -> p.toString().endsWith(".pcap")).sorted().toList();

@@ -1,7 +1,6 @@
 package org.roce4j.emulator.udp;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -11,6 +10,7 @@ import java.util.List;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.roce4j.emulator.RequiredInCi;
 import org.roce4j.emulator.RnicCounter;
 import org.roce4j.verbs.Gid;
 import org.roce4j.verbs.Mtu;
@@ -91,7 +91,7 @@ class BurstAndIpv6Test {
         try {
             a = new UdpSide("rxe10", "::1", UdpLinkConfig.DEFAULT);
         } catch (IOException e) {
-            assumeTrue(false, "no IPv6 loopback here: " + e.getMessage());
+            RequiredInCi.require(false, "IPv6 loopback (::1) for the UDP link: " + e.getMessage());
             return;
         }
         try (a) {

@@ -72,9 +72,14 @@ final class UdpSide implements AutoCloseable {
         return one[0];
     }
 
-    /** True when no completion arrives within 50 ms. */
-    boolean pollNone() throws InterruptedException {
-        Thread.sleep(50);
+    /**
+     * True when no completion is waiting on the CQ. It does not wait for one: a wall-clock wait proves
+     * nothing on a real-time link (a late completion passes it). The caller proves first that the RNIC
+     * has processed the frames in question, with the counter their handling advances (a drop counter,
+     * {@code icrcInvalid}) or a completion the RNIC produced after them: a frame counted as dropped has
+     * been handled and can never complete later, so one poll then answers the question.
+     */
+    boolean pollNone() {
         return cq.poll(1).isEmpty();
     }
 
