@@ -59,6 +59,8 @@ final class Responder {
     final ReceiveCursor cursor;
     private final byte[] grh = new byte[GRH_LENGTH];
     private final ResponsePackets out;
+    /** The READ responses owed, sent as the link has room. */
+    final ReadReplies reads;
 
     /** The PSN expected next (rxe {@code resp.psn}). */
     int expectedPsn;
@@ -85,6 +87,7 @@ final class Responder {
         this.rnic = qp.rnic;
         this.cursor = new ReceiveCursor(maxSge);
         this.out = new ResponsePackets(qp);
+        this.reads = new ReadReplies(qp, this, out);
     }
 
     /** Sends the coalesced ACK owed, if any; the duty cycle calls this. */
@@ -110,6 +113,7 @@ final class Responder {
         sentPsnNak = false;
         target = null;
         out.forget();
+        reads.stop();
         msn = 0;
         for (ReadAtomicResource r : resources) {
             if (r != null) {
@@ -121,6 +125,7 @@ final class Responder {
     /** The QP entered the error state: the WQE being filled is flushed (IBTA 10.3.1). */
     void flushCurrent() {
         out.forget();
+        reads.stop();
         if (cursor.active) {
             cursor.active = false;
             qp.completeReceive(cursor.wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, 0, 0, 0, false);
@@ -128,6 +133,9 @@ final class Responder {
     }
 
     void onRequest(PacketInfo p, long nowNanos) {
+        if (!reads.admits(p)) {
+            return; // responses of a long READ are still owed: rxe would hold this request behind them
+        }
         nakSyndrome = -1;
         wqeStatus = WcStatus.SUCCESS;
         goToError = false;
@@ -428,7 +436,7 @@ final class Responder {
         res.rkey = p.rethRkey();
         expectedPsn = Psn.next(res.lastPsn);
         message = NO_MESSAGE;
-        out.sendReadResponses(msn, target, targetVa, targetLength, res.firstPsn, 0, packets);
+        reads.start(res);
         return State.CLEANUP;
     }
 
@@ -541,8 +549,7 @@ final class Responder {
             return State.CLEANUP;
         }
         out.flushPendingAck(msn);
-        out.sendReadResponses(msn, rnic.memoryRegions.find(res.rkey), va, length, res.firstPsn,
-                Psn.distance(res.firstPsn, psn), res.packets);
+        reads.replay(res, psn, va, length);
         return State.CLEANUP;
     }
 

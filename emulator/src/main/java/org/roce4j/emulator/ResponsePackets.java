@@ -89,13 +89,18 @@ final class ResponsePackets {
         NetworkOrder.u24(b, at + 1, msn);
     }
 
-    /** Read responses {@code fromIndex..packets-1} of a READ whose first response PSN is {@code firstPsn}. */
-    void sendReadResponses(int msn, MemoryRegion region, long va, long length, int firstPsn, int fromIndex, int packets) {
+    /**
+     * Up to {@code max} READ responses from the resource's cursor, advancing it (rxe
+     * {@code read_reply}, one response per call): FIRST/MIDDLE/LAST/ONLY by the response's index in
+     * the whole READ, so a replay from the middle sends MIDDLE and LAST. Returns how many were sent.
+     */
+    int sendReadResponses(ReadAtomicResource res, MemoryRegion region, int max) {
         int mtu = qp.mtu();
-        long offset = 0;
-        for (int i = fromIndex; i < packets; i++) {
-            int payload = (int) Math.min(mtu, length - offset);
-            Position position = Opcodes.position(i, packets);
+        int sent = 0;
+        while (sent < max && res.hasMoreResponses()) {
+            int i = res.nextIndex;
+            int payload = (int) Math.min(mtu, res.remaining);
+            Position position = Opcodes.position(i, res.packets);
             Opcode opcode = Opcodes.of(Transport.RC, switch (position) {
                 case FIRST -> Operation.RDMA_READ_RESPONSE_FIRST;
                 case MIDDLE -> Operation.RDMA_READ_RESPONSE_MIDDLE;
@@ -103,16 +108,20 @@ final class ResponsePackets {
                 case ONLY -> Operation.RDMA_READ_RESPONSE_ONLY;
             });
             byte[] b = rnic.tx;
-            int bth = beginResponse(opcode, payload, Psn.add(firstPsn, i));
+            int bth = beginResponse(opcode, payload, Psn.add(res.firstPsn, i));
             if (opcode.has(HeaderType.AETH)) {
-                writeAeth(b, bth + opcode.offsetOf(HeaderType.AETH), ACK_UNLIMITED, msn);
+                writeAeth(b, bth + opcode.offsetOf(HeaderType.AETH), ACK_UNLIMITED, res.msn);
             }
             int at = bth + opcode.headersLength();
             if (payload > 0) {
-                MemorySegment.copy(region.segment, ValueLayout.JAVA_BYTE, region.offsetOf(va + offset), b, at, payload);
+                MemorySegment.copy(region.segment, ValueLayout.JAVA_BYTE, region.offsetOf(res.nextVa), b, at, payload);
             }
             rnic.transmit(rnic.frameWriter.finish(b, qp.path.ipv6, at + payload, payload));
-            offset += payload;
+            res.nextIndex = i + 1;
+            res.nextVa += payload;
+            res.remaining -= payload;
+            sent++;
         }
+        return sent;
     }
 }

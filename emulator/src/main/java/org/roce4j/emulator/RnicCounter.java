@@ -46,7 +46,9 @@ public enum RnicCounter {
     DROPPED_QP_STATE("dropped_qp_state", "the QP's state does not accept the packet"),
     DROPPED_NO_RECEIVE_WQE("dropped_no_receive_wqe", "UC/UD message with no receive WQE (IBTA: silently dropped)"),
     DROPPED_UC_MESSAGE("dropped_uc_message", "UC packets of a message dropped after a sequence or length error"),
-    DROPPED_STALE_RESPONSE("dropped_stale_response", "responses matching no outstanding request");
+    DROPPED_STALE_RESPONSE("dropped_stale_response", "responses matching no outstanding request"),
+    DROPPED_BEHIND_READ("dropped_behind_read",
+            "RC requests dropped while more READ responses were owed than the responder sends at once (the requester resends)");
 
     private final String portCounterName;
     private final String description;

@@ -13,6 +13,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 import io.netty.bootstrap.Bootstrap;
@@ -80,6 +81,9 @@ final class UdpLink implements ExternalLink, AutoCloseable {
     private final TokenBucket bucket;
     /** Frames queued or handed to an event loop and not yet written: the direct path waits for 0 (order). */
     private final AtomicInteger pending = new AtomicInteger();
+    /** Run once when {@link #pending} is down to {@link #drainedTo}: see {@link #whenQueuedAtMost}. */
+    private final AtomicReference<Runnable> onDrained = new AtomicReference<>();
+    private volatile int drainedTo;
     /** The direct path's copy of a UDP payload. Under the fabric lock. */
     private final ByteBuffer direct = ByteBuffer.allocateDirect(MAX_DATAGRAM);
     private final PcapTap tap = new PcapTap();
@@ -329,6 +333,28 @@ final class UdpLink implements ExternalLink, AutoCloseable {
         }
     }
 
+    @Override
+    public int framesQueued() {
+        return pending.get();
+    }
+
+    @Override
+    public void whenQueuedAtMost(int frames, Runnable action) {
+        drainedTo = frames;
+        onDrained.set(action);
+        runIfDrained(); // set, then look: a write that drained the queue before the set is not missed
+    }
+
+    /** From a channel's event loop after a batch is written, and from {@link #whenQueuedAtMost}. */
+    private void runIfDrained() {
+        if (onDrained.get() != null && pending.get() <= drainedTo) {
+            Runnable action = onDrained.getAndSet(null);
+            if (action != null) {
+                action.run();
+            }
+        }
+    }
+
     /**
      * The latency path: with nothing queued or being written (so order is kept) and a token in the
      * bucket, sendto(2) on the channel's socket from the calling (fabric) thread, instead of two
@@ -488,6 +514,7 @@ final class UdpLink implements ExternalLink, AutoCloseable {
         }
         framesSent.addAndGet(writes.size());
         pending.addAndGet(-writes.size());
+        runIfDrained();
     }
 
     // ---- receive --------------------------------------------------------------------------
@@ -618,6 +645,7 @@ final class UdpLink implements ExternalLink, AutoCloseable {
     void tap(java.nio.file.Path file) throws IOException {
         tap.open(file);
     }
+
 
     private long wallNanos() {
         java.time.Instant now = java.time.Instant.now();
