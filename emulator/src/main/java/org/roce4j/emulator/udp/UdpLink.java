@@ -86,7 +86,7 @@ final class UdpLink implements ExternalLink, AutoCloseable {
     private volatile int drainedTo;
     /** The direct path's copy of a UDP payload. Under the fabric lock. */
     private final ByteBuffer direct = ByteBuffer.allocateDirect(MAX_DATAGRAM);
-    private final PcapTap tap = new PcapTap();
+    private final PcapTap tap;
     private volatile DatagramReceiver receiver;
     /** The fault plan's injector, applied to every frame before it is sent; null for none. Under the fabric lock. */
     private FaultInjector faults;
@@ -125,6 +125,7 @@ final class UdpLink implements ExternalLink, AutoCloseable {
         this.addresses = addresses;
         this.config = config;
         this.clock = clock;
+        this.tap = new PcapTap(config.tapMaxBytes(), config.tapValidFramesOnly());
         this.epoll = config.epoll() && Epoll.isAvailable();
         IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         java.util.concurrent.ThreadFactory threads =
@@ -562,7 +563,7 @@ final class UdpLink implements ExternalLink, AutoCloseable {
                     }
                 }
             }
-            if (tap.isOpen()) {
+            if (tap.isOpen() && tap.wantsReceived(status == IcrcStatus.VALID)) {
                 if (!v6) {
                     int sum = Ipv4Checksum.udp(rx, ip, udp, 8 + n);
                     rx[udp + 6] = (byte) (sum >>> 8);
@@ -646,6 +647,9 @@ final class UdpLink implements ExternalLink, AutoCloseable {
         tap.open(file);
     }
 
+    PcapTapCounters tapCounters() {
+        return tap.counters();
+    }
 
     private long wallNanos() {
         java.time.Instant now = java.time.Instant.now();
