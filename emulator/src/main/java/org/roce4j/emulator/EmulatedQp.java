@@ -572,12 +572,13 @@ final class EmulatedQp extends Resource implements Qp {
         };
     }
 
-    /** One turn of the duty cycle: owed ACKs, then the requester's packets. */
+    /** One turn of the duty cycle: owed ACKs and READ responses, then the requester's packets. */
     int doWork(long nowNanos) {
         if (closed) {
             return 0;
         }
         int work = responder.flushPendingAck();
+        work += responder.reads.run();
         if (state == QpState.RTS || state == QpState.SQD) {
             work += requester.run(nowNanos);
         }

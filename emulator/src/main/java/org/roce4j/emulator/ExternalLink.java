@@ -31,4 +31,21 @@ public interface ExternalLink {
      * from the event loop or an API thread: must not block, and must copy what it keeps.
      */
     void transmit(byte[] frame, int offset, int length);
+
+    /**
+     * Frames handed to {@link #transmit} and not yet on the wire: how full the link's transmit
+     * queue is. The RNIC sends READ responses only while this is low. 0 for a link without a queue.
+     */
+    default int framesQueued() {
+        return 0;
+    }
+
+    /**
+     * Runs {@code action} once, on any thread and holding no lock of the link's, when
+     * {@link #framesQueued()} is at most {@code frames} — at once if it already is. A later call
+     * replaces an action not yet run.
+     */
+    default void whenQueuedAtMost(int frames, Runnable action) {
+        action.run();
+    }
 }

@@ -67,6 +67,8 @@ final class Responder {
     final ReceiveCursor cursor;
     private final byte[] grh = new byte[GRH_LENGTH];
     private final ResponsePackets out;
+    /** The READ responses owed, sent as the link has room. */
+    final ReadReplies reads;
 
     /** The PSN expected next (rxe {@code resp.psn}). */
     int expectedPsn;
@@ -87,8 +89,6 @@ final class Responder {
     private WcStatus wqeStatus;
     private boolean goToError;
     private AsyncEventType errorEvent;
-    /** The PSN an error NAK names when it is not the request's own (a READ response that failed), or -1. */
-    private int nakPsn;
     private final long[] atomicOriginal = new long[1];
 
     Responder(EmulatedQp qp, int maxSge) {
@@ -96,6 +96,7 @@ final class Responder {
         this.rnic = qp.rnic;
         this.cursor = new ReceiveCursor(maxSge);
         this.out = new ResponsePackets(qp);
+        this.reads = new ReadReplies(qp, this, out);
     }
 
     /** Sends the coalesced ACK owed, if any; the duty cycle calls this. */
@@ -121,6 +122,7 @@ final class Responder {
         sentPsnNak = false;
         target = null;
         out.forget();
+        reads.stop();
         msn = 0;
         for (ReadAtomicResource r : resources) {
             if (r != null) {
@@ -132,6 +134,7 @@ final class Responder {
     /** The QP entered the error state: the WQE being filled is flushed (IBTA 10.3.1). */
     void flushCurrent() {
         out.forget();
+        reads.stop();
         if (cursor.active) {
             cursor.active = false;
             qp.completeReceive(cursor.wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, 0, 0, 0, false);
@@ -139,11 +142,13 @@ final class Responder {
     }
 
     void onRequest(PacketInfo p, long nowNanos) {
+        if (!reads.admits(p)) {
+            return; // responses of a long READ are still owed: rxe would hold this request behind them
+        }
         nakSyndrome = -1;
         wqeStatus = WcStatus.SUCCESS;
         goToError = false;
         errorEvent = null;
-        nakPsn = -1;
         State state = State.CHECK_PSN;
         while (state != State.DONE) {
             state = switch (state) {
@@ -457,7 +462,8 @@ final class Responder {
         res.rkey = p.rethRkey();
         expectedPsn = Psn.next(res.lastPsn);
         message = NO_MESSAGE;
-        return readResponsesSent(out.sendReadResponses(msn, target, targetVa, targetLength, res.firstPsn, 0, packets));
+        reads.start(res);
+        return State.CLEANUP;
     }
 
     private State atomicReply(PacketInfo p) {
@@ -520,7 +526,7 @@ final class Responder {
             return State.CLEANUP;
         }
         if (nakSyndrome >= 0) {
-            out.sendAcknowledge(msn, nakSyndrome, nakPsn >= 0 ? nakPsn : p.psn());
+            out.sendAcknowledge(msn, nakSyndrome, p.psn());
         } else if (p.ackReq()) {
             out.owe(p.psn());
         }
@@ -563,17 +569,8 @@ final class Responder {
             return State.CLEANUP;
         }
         out.flushPendingAck(msn);
-        return readResponsesSent(out.sendReadResponses(msn, rnic.memoryRegions.find(res.rkey), va, length,
-                res.firstPsn, Psn.distance(res.firstPsn, psn), res.packets));
-    }
-
-    /** After READ responses went out: done, or the memory failed under the response with that PSN. */
-    private State readResponsesSent(int failedPsn) {
-        if (failedPsn < 0) {
-            return State.CLEANUP;
-        }
-        nakPsn = failedPsn; // the responses before it were sent: the NAK must not look stale to the requester
-        return State.ERR_MEMORY_FAULT;
+        reads.replay(res, psn, va, length);
+        return State.CLEANUP;
     }
 
     // ---- errors ----------------------------------------------------------------------------

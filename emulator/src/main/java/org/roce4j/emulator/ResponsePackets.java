@@ -16,6 +16,8 @@ import org.roce4j.wire.Transport;
 final class ResponsePackets {
     /** AETH syndrome of a plain ACK: credit count 31, "no credit information" (rxe AETH_ACK_UNLIMITED). */
     static final int ACK_UNLIMITED = 0x1F;
+    /** What {@link #sendReadResponses} returns when the region's memory failed under a response. */
+    static final int MEMORY_FAULT = -1;
 
     private final EmulatedQp qp;
     private final Rnic rnic;
@@ -87,16 +89,17 @@ final class ResponsePackets {
     }
 
     /**
-     * Read responses {@code fromIndex..packets-1} of a READ whose first response PSN is {@code firstPsn}.
-     * Returns -1, or the PSN of the response whose bytes could not be read from the region
-     * ({@link MemoryRegion#load}); that one and those after it are not sent.
+     * Up to {@code max} READ responses from the resource's cursor, advancing it (rxe
+     * {@code read_reply}, one response per call): FIRST/MIDDLE/LAST/ONLY by the response's index in
+     * the whole READ, so a replay from the middle sends MIDDLE and LAST. Returns how many were sent.
      */
-    int sendReadResponses(int msn, MemoryRegion region, long va, long length, int firstPsn, int fromIndex, int packets) {
+    int sendReadResponses(ReadAtomicResource res, MemoryRegion region, int max) {
         int mtu = qp.mtu();
-        long offset = 0;
-        for (int i = fromIndex; i < packets; i++) {
-            int payload = (int) Math.min(mtu, length - offset);
-            Position position = Opcodes.position(i, packets);
+        int sent = 0;
+        while (sent < max && res.hasMoreResponses()) {
+            int i = res.nextIndex;
+            int payload = (int) Math.min(mtu, res.remaining);
+            Position position = Opcodes.position(i, res.packets);
             Opcode opcode = Opcodes.of(Transport.RC, switch (position) {
                 case FIRST -> Operation.RDMA_READ_RESPONSE_FIRST;
                 case MIDDLE -> Operation.RDMA_READ_RESPONSE_MIDDLE;
@@ -104,17 +107,20 @@ final class ResponsePackets {
                 case ONLY -> Operation.RDMA_READ_RESPONSE_ONLY;
             });
             byte[] b = rnic.tx;
-            int bth = beginResponse(opcode, payload, Psn.add(firstPsn, i));
+            int bth = beginResponse(opcode, payload, Psn.add(res.firstPsn, i));
             if (opcode.has(HeaderType.AETH)) {
-                writeAeth(b, bth + opcode.offsetOf(HeaderType.AETH), ACK_UNLIMITED, msn);
+                writeAeth(b, bth + opcode.offsetOf(HeaderType.AETH), ACK_UNLIMITED, res.msn);
             }
             int at = bth + opcode.headersLength();
-            if (payload > 0 && !region.load(va + offset, b, at, payload)) {
-                return Psn.add(firstPsn, i);
+            if (payload > 0 && !region.load(res.nextVa, b, at, payload)) {
+                return MEMORY_FAULT; // the cursor stays on the response that could not be built
             }
             rnic.transmit(rnic.frameWriter.finish(b, qp.path.ipv6, at + payload, payload));
-            offset += payload;
+            res.nextIndex = i + 1;
+            res.nextVa += payload;
+            res.remaining -= payload;
+            sent++;
         }
-        return -1;
+        return sent;
     }
 }

@@ -40,6 +40,13 @@ import org.roce4j.wire.Transport;
 final class Rnic implements Agent, FrameReceiver {
     /** Packets one QP's requester may send per duty cycle before the next QP gets its turn. */
     static final int PACKETS_PER_TURN = 16;
+    /**
+     * READ responses leave only while the link's transmit queue holds fewer frames than this
+     * (≈ 1.7 ms of the UDP link's default 150 k frames/s); a READ that finds it full waits until
+     * the queue is down to {@link #READ_QUEUE_LOW}.
+     */
+    static final int READ_QUEUE_HIGH = 256;
+    static final int READ_QUEUE_LOW = READ_QUEUE_HIGH / 2;
 
     final String name;
     final MacAddress mac;
@@ -78,6 +85,12 @@ final class Rnic implements Agent, FrameReceiver {
     private int nextQpIndex;
     private final ArrayDeque<EmulatedQp> runQueue = new ArrayDeque<>();
     private final List<EmulatedQp> timedQps = new ArrayList<>();
+    /** QPs whose READ responses wait for room in the link's transmit queue. */
+    private final List<EmulatedQp> waitingForLinkRoom = new ArrayList<>();
+    private boolean linkRoomAsked;
+    private long peakReadFramesQueued;
+    /** Run by the link, on its thread, when its queue has drained: the waiting READs go on. */
+    private final Runnable linkHasRoom = this::linkHasRoom;
     /** Linux rxe's reading of retry_cnt 7: retry forever (IBTA: 7 retries). Off by default. */
     final boolean retryCountSevenIsInfinite;
 
@@ -389,6 +402,48 @@ final class Rnic implements Agent, FrameReceiver {
         } else {
             port.transmit(tx, 0, length);
         }
+    }
+
+    // ---- back-pressure from the link ------------------------------------------------------
+
+    /** How many READ responses may leave now: unlimited on the fabric, the room under {@link #READ_QUEUE_HIGH} on a link. */
+    int readResponseRoom() {
+        return link == null ? Integer.MAX_VALUE : READ_QUEUE_HIGH - link.framesQueued();
+    }
+
+    /** After a turn of READ responses: how full the link's queue is, for {@link SoftRnic#peakReadFramesQueued}. */
+    void noteReadFramesQueued() {
+        if (link != null) {
+            peakReadFramesQueued = Math.max(peakReadFramesQueued, link.framesQueued());
+        }
+    }
+
+    long peakReadFramesQueued() {
+        return peakReadFramesQueued;
+    }
+
+    /** The QP's READ found the link's queue full: it is scheduled again once the queue has drained. */
+    void waitForLinkRoom(EmulatedQp qp) {
+        if (!waitingForLinkRoom.contains(qp)) {
+            waitingForLinkRoom.add(qp);
+        }
+        if (!linkRoomAsked) {
+            linkRoomAsked = true;
+            link.whenQueuedAtMost(READ_QUEUE_LOW, linkHasRoom);
+        }
+    }
+
+    private void linkHasRoom() {
+        fabric.locked(this::resumeAfterLinkRoom);
+        fabric.wakeUp();
+    }
+
+    private void resumeAfterLinkRoom() {
+        linkRoomAsked = false;
+        for (int i = 0; i < waitingForLinkRoom.size(); i++) {
+            schedule(waitingForLinkRoom.get(i));
+        }
+        waitingForLinkRoom.clear();
     }
 
     /** The MAC to send to for a path, resolving it on first use; broadcast when nobody has the GID. */

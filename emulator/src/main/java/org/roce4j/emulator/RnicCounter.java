@@ -51,7 +51,9 @@ public enum RnicCounter {
     DROPPED_STALE_RESPONSE("dropped_stale_response", "responses matching no outstanding request"),
     MEMORY_ACCESS_ERRORS("memory_access_errors",
             "reads or writes of registered memory that failed (arena closed after registration, memory confined to "
-            + "another thread, region deregistered under a WQE): each fails a WQE and moves its QP to the error state");
+            + "another thread, region deregistered under a WQE): each fails a WQE and moves its QP to the error state"),
+    DROPPED_BEHIND_READ("dropped_behind_read",
+            "RC requests dropped while more READ responses were owed than the responder sends at once (the requester resends)");
 
     private final String portCounterName;
     private final String description;

@@ -96,6 +96,15 @@ public final class SoftRnic {
         });
     }
 
+    /**
+     * The most frames the link's transmit queue held right after this node sent a turn of READ
+     * responses: what a READ being answered keeps waiting in memory, at most
+     * {@code Rnic.READ_QUEUE_HIGH} plus a catch-up (see {@code ReadReplies}). 0 on the in-process fabric.
+     */
+    public long peakReadFramesQueued() {
+        return rnic.call(() -> rnic.peakReadFramesQueued());
+    }
+
     /** Frames received that did not parse as RoCEv2 (or failed the ICRC), for one reason. */
     public long dropped(DropReason reason) {
         return rnic.call(() -> rnic.dropped(reason));

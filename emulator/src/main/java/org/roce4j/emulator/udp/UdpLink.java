@@ -13,6 +13,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 import io.netty.bootstrap.Bootstrap;
@@ -80,9 +81,12 @@ final class UdpLink implements ExternalLink, AutoCloseable {
     private final TokenBucket bucket;
     /** Frames queued or handed to an event loop and not yet written: the direct path waits for 0 (order). */
     private final AtomicInteger pending = new AtomicInteger();
+    /** Run once when {@link #pending} is down to {@link #drainedTo}: see {@link #whenQueuedAtMost}. */
+    private final AtomicReference<Runnable> onDrained = new AtomicReference<>();
+    private volatile int drainedTo;
     /** The direct path's copy of a UDP payload. Under the fabric lock. */
     private final ByteBuffer direct = ByteBuffer.allocateDirect(MAX_DATAGRAM);
-    private final PcapTap tap = new PcapTap();
+    private final PcapTap tap;
     private volatile DatagramReceiver receiver;
     /** The fault plan's injector, applied to every frame before it is sent; null for none. Under the fabric lock. */
     private FaultInjector faults;
@@ -122,6 +126,7 @@ final class UdpLink implements ExternalLink, AutoCloseable {
         this.addresses = addresses;
         this.config = config;
         this.clock = clock;
+        this.tap = new PcapTap(config.tapMaxBytes(), config.tapValidFramesOnly());
         this.epoll = config.epoll() && Epoll.isAvailable();
         IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         java.util.concurrent.ThreadFactory threads =
@@ -330,6 +335,28 @@ final class UdpLink implements ExternalLink, AutoCloseable {
         }
     }
 
+    @Override
+    public int framesQueued() {
+        return pending.get();
+    }
+
+    @Override
+    public void whenQueuedAtMost(int frames, Runnable action) {
+        drainedTo = frames;
+        onDrained.set(action);
+        runIfDrained(); // set, then look: a write that drained the queue before the set is not missed
+    }
+
+    /** From a channel's event loop after a batch is written, and from {@link #whenQueuedAtMost}. */
+    private void runIfDrained() {
+        if (onDrained.get() != null && pending.get() <= drainedTo) {
+            Runnable action = onDrained.getAndSet(null);
+            if (action != null) {
+                action.run();
+            }
+        }
+    }
+
     /**
      * The latency path: with nothing queued or being written (so order is kept) and a token in the
      * bucket, sendto(2) on the channel's socket from the calling (fabric) thread, instead of two
@@ -489,6 +516,7 @@ final class UdpLink implements ExternalLink, AutoCloseable {
         }
         framesSent.addAndGet(writes.size());
         pending.addAndGet(-writes.size());
+        runIfDrained();
     }
 
     // ---- receive --------------------------------------------------------------------------
@@ -540,7 +568,7 @@ final class UdpLink implements ExternalLink, AutoCloseable {
                     }
                 }
             }
-            if (tap.isOpen()) {
+            if (tap.isOpen() && tap.wantsReceived(status == IcrcStatus.VALID)) {
                 if (!v6) {
                     int sum = Ipv4Checksum.udp(rx, ip, udp, 8 + n);
                     rx[udp + 6] = (byte) (sum >>> 8);
@@ -622,6 +650,10 @@ final class UdpLink implements ExternalLink, AutoCloseable {
 
     void tap(java.nio.file.Path file) throws IOException {
         tap.open(file);
+    }
+
+    PcapTapCounters tapCounters() {
+        return tap.counters();
     }
 
     private long wallNanos() {

@@ -15,41 +15,71 @@ import org.roce4j.verbs.Mtu;
  * @param receiveBufferBytes SO_RCVBUF asked of the kernel (capped by net.core.rmem_max); 0 leaves the default
  * @param activeMtu the port's active MTU (1024, as rxe on a 1500-byte netdev)
  * @param epoll use Netty's epoll transport when its native library loads (NIO otherwise, or when false)
+ * @param tapMaxBytes the most bytes a capture ({@link UdpRnic#tap}) writes: the file stops there
+ *     (what no longer fits is counted in {@link PcapTapCounters#overLimit()}); at least 24, pcap's file header
+ * @param tapValidFramesOnly the capture leaves out received datagrams whose ICRC does not verify
+ *     (counted in {@link PcapTapCounters#invalidSkipped()}); sent frames are always valid
  */
 public record UdpLinkConfig(long packetsPerSecond, int burst, int transmitQueueFrames, int receiveBufferBytes,
-                            Mtu activeMtu, boolean epoll) {
+                            Mtu activeMtu, boolean epoll, long tapMaxBytes, boolean tapValidFramesOnly) {
 
-    /** 150 k frames/s in bursts of 32, 4096 frames queued, a 4 MiB receive buffer asked for, MTU 1024, epoll. */
-    public static final UdpLinkConfig DEFAULT = new UdpLinkConfig(150_000, 32, 4096, 4 << 20, Mtu.MTU_1024, true);
+    /** A capture's default size limit: 1 GiB, about 250,000 frames of MTU 4096 or a million of MTU 1024. */
+    public static final long DEFAULT_TAP_MAX_BYTES = 1L << 30;
+
+    /**
+     * 150 k frames/s in bursts of 32, 4096 frames queued, a 4 MiB receive buffer asked for, MTU 1024,
+     * epoll; captures of at most 1 GiB, invalid received datagrams included.
+     */
+    public static final UdpLinkConfig DEFAULT = new UdpLinkConfig(150_000, 32, 4096, 4 << 20, Mtu.MTU_1024, true,
+            DEFAULT_TAP_MAX_BYTES, false);
 
     public UdpLinkConfig {
         Objects.requireNonNull(activeMtu, "activeMtu");
-        if (packetsPerSecond < 0 || burst < 1 || transmitQueueFrames < 1 || receiveBufferBytes < 0) {
-            throw new IllegalArgumentException("rate >= 0, burst >= 1, queue >= 1, receive buffer >= 0: " + this);
+        if (packetsPerSecond < 0 || burst < 1 || transmitQueueFrames < 1 || receiveBufferBytes < 0 || tapMaxBytes < 24) {
+            throw new IllegalArgumentException(
+                    "rate >= 0, burst >= 1, queue >= 1, receive buffer >= 0, tap limit >= 24 bytes: " + this);
         }
     }
 
     public UdpLinkConfig withPacketsPerSecond(long rate) {
-        return new UdpLinkConfig(rate, burst, transmitQueueFrames, receiveBufferBytes, activeMtu, epoll);
+        return new UdpLinkConfig(rate, burst, transmitQueueFrames, receiveBufferBytes, activeMtu, epoll,
+                tapMaxBytes, tapValidFramesOnly);
     }
 
     public UdpLinkConfig withBurst(int frames) {
-        return new UdpLinkConfig(packetsPerSecond, frames, transmitQueueFrames, receiveBufferBytes, activeMtu, epoll);
+        return new UdpLinkConfig(packetsPerSecond, frames, transmitQueueFrames, receiveBufferBytes, activeMtu, epoll,
+                tapMaxBytes, tapValidFramesOnly);
     }
 
     public UdpLinkConfig withTransmitQueueFrames(int frames) {
-        return new UdpLinkConfig(packetsPerSecond, burst, frames, receiveBufferBytes, activeMtu, epoll);
+        return new UdpLinkConfig(packetsPerSecond, burst, frames, receiveBufferBytes, activeMtu, epoll,
+                tapMaxBytes, tapValidFramesOnly);
     }
 
     public UdpLinkConfig withReceiveBufferBytes(int bytes) {
-        return new UdpLinkConfig(packetsPerSecond, burst, transmitQueueFrames, bytes, activeMtu, epoll);
+        return new UdpLinkConfig(packetsPerSecond, burst, transmitQueueFrames, bytes, activeMtu, epoll,
+                tapMaxBytes, tapValidFramesOnly);
     }
 
     public UdpLinkConfig withActiveMtu(Mtu mtu) {
-        return new UdpLinkConfig(packetsPerSecond, burst, transmitQueueFrames, receiveBufferBytes, mtu, epoll);
+        return new UdpLinkConfig(packetsPerSecond, burst, transmitQueueFrames, receiveBufferBytes, mtu, epoll,
+                tapMaxBytes, tapValidFramesOnly);
     }
 
     public UdpLinkConfig withEpoll(boolean useEpoll) {
-        return new UdpLinkConfig(packetsPerSecond, burst, transmitQueueFrames, receiveBufferBytes, activeMtu, useEpoll);
+        return new UdpLinkConfig(packetsPerSecond, burst, transmitQueueFrames, receiveBufferBytes, activeMtu, useEpoll,
+                tapMaxBytes, tapValidFramesOnly);
+    }
+
+    /** A capture stops growing at {@code bytes} (see {@link #tapMaxBytes()}). */
+    public UdpLinkConfig withTapMaxBytes(long bytes) {
+        return new UdpLinkConfig(packetsPerSecond, burst, transmitQueueFrames, receiveBufferBytes, activeMtu, epoll,
+                bytes, tapValidFramesOnly);
+    }
+
+    /** A capture records only received datagrams whose ICRC verified (see {@link #tapValidFramesOnly()}). */
+    public UdpLinkConfig withTapValidFramesOnly(boolean validOnly) {
+        return new UdpLinkConfig(packetsPerSecond, burst, transmitQueueFrames, receiveBufferBytes, activeMtu, epoll,
+                tapMaxBytes, validOnly);
     }
 }

@@ -151,6 +151,10 @@ public final class UdpRnic implements AutoCloseable {
      * recovered — TTL/hop limit 64, TOS/traffic class/flow label 0 and the source MAC 0 are not
      * known on a socket and are written so. Closed with the device.
      *
+     * <p>Bounded by the link's settings: the file stops at {@link UdpLinkConfig#tapMaxBytes()} (1 GiB
+     * by default), and with {@link UdpLinkConfig#tapValidFramesOnly()} a received datagram whose ICRC
+     * does not verify is left out; {@link #tapCounters()} says what was left out.
+     *
      * @throws UncheckedIOException if the file cannot be created
      * @throws IllegalStateException if the device already has a tap
      */
@@ -160,6 +164,11 @@ public final class UdpRnic implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create pcap " + pcap, e);
         }
+    }
+
+    /** {@return what the tap recorded and what it left out (size limit, invalid frames)} */
+    public PcapTapCounters tapCounters() {
+        return link.tapCounters();
     }
 
     /** Closes the sockets, stops the RNIC's event loop and flushes the tap. Twice: no-op. */

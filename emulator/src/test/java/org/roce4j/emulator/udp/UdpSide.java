@@ -39,11 +39,16 @@ final class UdpSide implements AutoCloseable {
     final Mr mr;
 
     UdpSide(String name, String spec, UdpLinkConfig config) throws IOException {
+        this(name, spec, config, MEMORY);
+    }
+
+    /** As above, with a registered region of {@code memoryBytes}. */
+    UdpSide(String name, String spec, UdpLinkConfig config, long memoryBytes) throws IOException {
         rnic = UdpRnic.open(name, spec, config);
         context = rnic.device().open();
         pd = context.allocPd();
         cq = context.createCq(1024);
-        memory = arena.allocate(MEMORY, 4096);
+        memory = arena.allocate(memoryBytes, 4096);
         mr = pd.regMr(memory, ALL_ACCESS);
     }
 
@@ -60,11 +65,16 @@ final class UdpSide implements AutoCloseable {
 
     /** Polls until one completion arrives, at most 20 s. */
     WorkCompletion pollOne() {
+        return pollOne(20);
+    }
+
+    /** Polls until one completion arrives, at most {@code seconds}. */
+    WorkCompletion pollOne(int seconds) {
         WorkCompletion[] one = new WorkCompletion[1];
-        long deadline = System.nanoTime() + 20_000_000_000L;
+        long deadline = System.nanoTime() + seconds * 1_000_000_000L;
         while (cq.poll(one) == 0) {
             if (System.nanoTime() > deadline) {
-                throw new AssertionError("no completion within 20 s on " + rnic + "; counters " + rnic.rnic().counters()
+                throw new AssertionError("no completion within " + seconds + " s on " + rnic + "; counters " + rnic.rnic().counters()
                         + " link " + rnic.linkCounters());
             }
             Thread.onSpinWait();
