@@ -1,7 +1,6 @@
 package org.roce4j.emulator.udp;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -11,6 +10,7 @@ import java.util.stream.Stream;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.roce4j.emulator.RequiredInCi;
 import org.roce4j.wire.IcrcCalculator;
 import org.roce4j.wire.PacketInfo;
 import org.roce4j.wire.pcap.PcapReader;
@@ -221,7 +221,7 @@ class ReceivedIcrcTest {
             + "the Identification rxe sent is the one recovered")
     void linuxRxeFramesAreNeverRejected() throws IOException {
         Path dir = Path.of(System.getProperty("roce4j.repo.root", ".")).resolveSibling("shared").resolve("reference-pcaps");
-        assumeTrue(Files.isDirectory(dir), "no reference captures at " + dir);
+        RequiredInCi.require(Files.isDirectory(dir), "the reference captures at " + dir);
         PacketInfo info = new PacketInfo();
         int frames = 0;
         try (Stream<Path> files = Files.list(dir)) {
