@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.roce4j.testing.RequiredInCi;
 
 /**
  * Every hand-written layout of {@link Layouts} against the C compiler: a generated C program prints

@@ -22,6 +22,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.roce4j.emulator.fabric.Faults;
 import org.roce4j.emulator.fabric.FrameClass;
 import org.roce4j.emulator.fabric.FrameMatch;
+import org.roce4j.testing.RequiredInCi;
 import org.roce4j.wire.Aeth;
 import org.roce4j.wire.AethSyndrome;
 import org.roce4j.wire.DecodeResult;

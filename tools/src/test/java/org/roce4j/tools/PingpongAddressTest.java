@@ -16,6 +16,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
+import org.roce4j.testing.RequiredInCi;
 import org.roce4j.verbs.Gid;
 import org.roce4j.wire.pcap.PcapRecord;
 

@@ -10,6 +10,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
+import org.roce4j.testing.RequiredInCi;
 import org.roce4j.wire.pcap.PcapRecord;
 
 /** decode over real Soft-RoCE captures (../shared/reference-pcaps, when this machine has them). */

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.roce4j.testing.RequiredInCi;
 import org.roce4j.wire.AtomicEth;
 import org.roce4j.wire.Aeth;
 import org.roce4j.wire.DecodeResult;

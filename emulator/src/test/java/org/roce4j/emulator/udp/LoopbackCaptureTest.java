@@ -17,7 +17,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import org.roce4j.emulator.RequiredInCi;
+import org.roce4j.testing.RequiredInCi;
 import org.roce4j.verbs.Mtu;
 import org.roce4j.verbs.Qp;
 import org.roce4j.verbs.QpType;

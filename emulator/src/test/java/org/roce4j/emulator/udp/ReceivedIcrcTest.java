@@ -10,7 +10,7 @@ import java.util.stream.Stream;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.roce4j.emulator.RequiredInCi;
+import org.roce4j.testing.RequiredInCi;
 import org.roce4j.wire.IcrcCalculator;
 import org.roce4j.wire.PacketInfo;
 import org.roce4j.wire.pcap.PcapReader;

@@ -19,7 +19,7 @@ import io.netty.channel.unix.IntegerUnixChannelOption;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.roce4j.emulator.RequiredInCi;
+import org.roce4j.testing.RequiredInCi;
 import org.roce4j.verbs.Qp;
 import org.roce4j.verbs.QpType;
 

@@ -1,4 +1,4 @@
-package org.roce4j.tools;
+package org.roce4j.testing;
 
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

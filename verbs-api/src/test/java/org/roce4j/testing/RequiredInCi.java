@@ -1,4 +1,4 @@
-package org.roce4j.ibverbs;
+package org.roce4j.testing;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -7,8 +7,8 @@ import org.junit.jupiter.api.Assumptions;
 /**
  * What a test needs from the machine (../shared's reference captures, tshark, gcc, IPv6 loopback): in CI
  * ({@code CI=true}, which {@code .ci/run} exports) a missing requirement fails the test; on a developer's
- * machine the test aborts (counted as skipped) and says so on stderr. One copy of the rule per module
- * (test classes are not shared between modules); the other modules' copies say the same.
+ * machine the test aborts (counted as skipped) and says so on stderr. One copy of the rule, in
+ * verbs-api's test jar, which the other modules' tests depend on.
  */
 public final class RequiredInCi {
     private RequiredInCi() {
