@@ -19,7 +19,15 @@ public final class RegisteredMemory {
     private MemorySegment[] segments = new MemorySegment[8];
     private int size;
 
-    /** A segment was registered ({@code ibv_reg_mr}). The same memory may be registered more than once. */
+    /** An empty index, for a context just opened. */
+    public RegisteredMemory() {
+    }
+
+    /**
+     * A segment was registered ({@code ibv_reg_mr}). The same memory may be registered more than once.
+     *
+     * @param segment the registered memory
+     */
     public synchronized void add(MemorySegment segment) {
         if (size == starts.length) {
             starts = Arrays.copyOf(starts, size * 2);
@@ -33,7 +41,11 @@ public final class RegisteredMemory {
         size++;
     }
 
-    /** A registration ended ({@code ibv_dereg_mr}): removes that segment object, compared by identity. */
+    /**
+     * A registration ended ({@code ibv_dereg_mr}): removes that segment object, compared by identity.
+     *
+     * @param segment the segment {@link #add} was given
+     */
     public synchronized void remove(MemorySegment segment) {
         for (int i = 0; i < size; i++) {
             if (segments[i] == segment) {
@@ -46,8 +58,11 @@ public final class RegisteredMemory {
     }
 
     /**
-     * The registered segment, still alive, that holds {@code [address, address + length)} (native
-     * addresses, not IOVAs), or null. The caller reads at {@code address - segment.address()}.
+     * {@return the registered segment, still alive, that holds {@code [address, address + length)}
+     * (native addresses, not IOVAs), or null} The caller reads at {@code address - segment.address()}.
+     *
+     * @param address the first byte's native address
+     * @param length  how many bytes
      */
     public synchronized MemorySegment holding(long address, long length) {
         for (int i = insertionPoint(address) - 1; i >= 0; i--) {
@@ -62,9 +77,12 @@ public final class RegisteredMemory {
     }
 
     /**
-     * Why an INLINE send's SGE list cannot be read, or null: every non-empty SGE must lie inside a live
-     * segment registered on this context. The lkeys are ignored, as libibverbs ignores them for INLINE.
-     * The provider answers the post with EINVAL, naming the WR, as for any other bad work request.
+     * {@return why an INLINE send's SGE list cannot be read, or null} Every non-empty SGE must lie
+     * inside a live segment registered on this context. The lkeys are ignored, as libibverbs ignores
+     * them for INLINE. The provider answers the post with EINVAL, naming the WR, as for any other bad
+     * work request.
+     *
+     * @param sgl the SGEs of the INLINE send
      */
     public String inlineProblem(ScatterGatherList sgl) {
         for (int i = 0; i < sgl.count(); i++) {
@@ -77,6 +95,7 @@ public final class RegisteredMemory {
         return null;
     }
 
+    /** {@return how many registrations the index holds} */
     public synchronized int size() {
         return size;
     }
