@@ -1,14 +1,18 @@
 package org.roce4j.emulator;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.random.RandomGenerator;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.roce4j.verbs.AccessFlag;
+import org.roce4j.verbs.Errno;
+import org.roce4j.verbs.VerbsException;
 
 import static org.roce4j.emulator.MemoryRegionTable.Check.ACCESS_DENIED;
 import static org.roce4j.emulator.MemoryRegionTable.Check.INVALIDATED;
@@ -90,5 +94,78 @@ class MemoryRegionTableTest {
         assertThat(table.invalidate(region.rkey, pd)).isEqualTo(INVALIDATED);
         assertThat(table.checkRemote(region.rkey, pd, REMOTE_WRITE, region.address, 1)).isEqualTo(INVALIDATED);
         assertThat(table.checkLocal(region.lkey, pd, 0, region.address, 1)).isEqualTo(INVALIDATED);
+    }
+
+    @Test
+    @DisplayName("ibv_reg_mr past the device's max_mr is ENOMEM; a deregistration (counted once) frees a place")
+    void regionLimit() {
+        MemoryRegionTable small = new MemoryRegionTable(2, KeySource.sequential());
+        MemorySegment memory = arena.allocate(64);
+        MemoryRegion first = new MemoryRegion(memory, LOCAL_WRITE, pd);
+        small.register(first);
+        small.register(new MemoryRegion(memory, LOCAL_WRITE, pd));
+        assertThat(small.size()).isEqualTo(2);
+        assertThatThrownBy(() -> small.register(new MemoryRegion(memory, LOCAL_WRITE, pd)))
+                .isInstanceOfSatisfying(VerbsException.class, e -> assertThat(e.errno()).isEqualTo(Errno.ENOMEM));
+        small.deregister(first);
+        small.deregister(first);
+        assertThat(small.size()).isEqualTo(1);
+        small.register(new MemoryRegion(memory, LOCAL_WRITE, pd));
+        assertThat(small.size()).isEqualTo(2);
+    }
+
+    @Test
+    @DisplayName("random keys: a deregistered key is not issued again until RETIRED_REMEMBERED later deregistrations push it out")
+    void retiredKeysAreRememberedThenForgotten() {
+        OfferingGenerator random = new OfferingGenerator(0x5EC0_0001);
+        MemoryRegionTable keyed = new MemoryRegionTable(10, KeySource.random(random));
+        MemorySegment memory = arena.allocate(64);
+        random.offer = true;
+        MemoryRegion first = new MemoryRegion(memory, LOCAL_WRITE, pd);
+        keyed.register(first);
+        assertThat(first.lkey).isEqualTo(random.offered);
+        keyed.deregister(first);
+        for (int retired = 1; retired < MemoryRegionTable.RETIRED_REMEMBERED; retired++) {
+            random.offer = true; // the old key is offered first every time and refused while remembered
+            MemoryRegion region = new MemoryRegion(memory, LOCAL_WRITE, pd);
+            keyed.register(region);
+            assertThat(region.lkey).as("key after %d retirements", retired).isNotEqualTo(random.offered);
+            keyed.deregister(region);
+        }
+        random.offer = true; // RETIRED_REMEMBERED retirements: the first is still remembered
+        MemoryRegion last = new MemoryRegion(memory, LOCAL_WRITE, pd);
+        keyed.register(last);
+        assertThat(last.lkey).isNotEqualTo(random.offered);
+        keyed.deregister(last); // one more: the first key is forgotten
+        random.offer = true;
+        MemoryRegion reissued = new MemoryRegion(memory, LOCAL_WRITE, pd);
+        keyed.register(reissued);
+        assertThat(reissued.lkey).isEqualTo(random.offered);
+        assertThat(keyed.find(random.offered)).isSameAs(reissued);
+    }
+
+    /** Draws {@code offered} once whenever {@code offer} is set, otherwise counts up from 1. */
+    private static final class OfferingGenerator implements RandomGenerator {
+        final int offered;
+        boolean offer;
+        private int next = 1;
+
+        OfferingGenerator(int offered) {
+            this.offered = offered;
+        }
+
+        @Override
+        public int nextInt() {
+            if (offer) {
+                offer = false;
+                return offered;
+            }
+            return next++;
+        }
+
+        @Override
+        public long nextLong() {
+            return nextInt();
+        }
     }
 }
