@@ -244,10 +244,12 @@ class MemorySafetyTest {
             Arena arena = Arena.ofShared();
             Mr target = regionInOwnArena(b, arena, 4096);
             arena.close();
+            long before = nodes.rnicB.counter(RnicCounter.MEMORY_ACCESS_ERRORS);
             pair[0].postSend(atomic ? SendWr.compareAndSwap(1, a.mr, 0, target.address(), target.rkey(), 0, 1)
                     : SendWr.rdmaRead(1, a.mr, 0, 3000, target.address(), target.rkey()));
             assertThat(a.pollAll()).as(atomic ? "atomic" : "READ").extracting(WorkCompletion::status)
                     .containsExactly(WcStatus.REM_OP_ERR);
+            assertThat(nodes.rnicB.counter(RnicCounter.MEMORY_ACCESS_ERRORS)).isEqualTo(before + 1);
             assertThat(pair[1].state()).isEqualTo(QpState.ERR);
             assertThat(b.context.pollAsyncEvent()).contains(AsyncEvent.of(AsyncEventType.QP_FATAL, pair[1]));
         }
