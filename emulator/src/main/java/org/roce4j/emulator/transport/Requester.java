@@ -324,7 +324,8 @@ public final class Requester {
     private void writeExtensionHeaders(byte[] b, int bth, Opcode opcode, SendWqe wqe, long offset) {
         if (opcode.has(HeaderType.DETH)) {
             int at = bth + opcode.offsetOf(HeaderType.DETH);
-            // IBTA 10.2.5 (C10-...): a Q_Key with the high bit set means "use the QP's own Q_Key".
+            // IBTA 10.2.5 (Q_Keys; its compliance number is not quoted in any public source we could check):
+            // a Q_Key with the high bit set means "use the QP's own Q_Key".
             NetworkOrder.i32(b, at, wqe.remoteQkey < 0 ? qp.qkey : wqe.remoteQkey);
             NetworkOrder.i32(b, at + 4, qp.qpn & 0xFFFFFF);
         }

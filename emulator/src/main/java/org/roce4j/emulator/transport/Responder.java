@@ -205,7 +205,8 @@ public final class Responder {
                     return State.CLEANUP;
                 }
                 if (diff > 0) {
-                    // IBTA 9.7.5.1.2 (C9-...): NAK a sequence error once, then drop until the retry arrives.
+                    // IBTA 9.7.5.1.2, rxe_resp.c: check_psn (sent_psn_nak): NAK a sequence error once, then drop
+                    // until the retry arrives.
                     if (sentPsnNak) {
                         return State.CLEANUP;
                     }
@@ -474,7 +475,7 @@ public final class Responder {
 
     private State atomicReply(PacketInfo p) {
         if ((targetVa & 7) != 0) {
-            return State.ERR_MISALIGNED_ATOMIC; // IBTA 9.4.5 (C9-...): atomics are 8-byte aligned
+            return State.ERR_MISALIGNED_ATOMIC; // rxe_resp.c: atomic_reply: atomics are 8-byte aligned
         }
         out.flushPendingAck(msn);
         boolean compareSwap = p.opcode().operation() == org.roce4j.wire.Operation.COMPARE_SWAP;

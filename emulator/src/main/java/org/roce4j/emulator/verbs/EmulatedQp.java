@@ -48,7 +48,8 @@ import org.roce4j.wire.Transport;
  * {@link Requester}, a {@link Completer} and a {@link Responder}, as rxe splits a QP's work.
  *
  * <p>Entering the error state flushes every outstanding send and receive WQE with
- * {@link WcStatus#WR_FLUSH_ERR} (IBTA 10.3.1, C10-...); as in rxe, posting in the error state is
+ * {@link WcStatus#WR_FLUSH_ERR} (IBTA 10.3.1, QP states: the error state; rxe_resp.c: check_resource
+ * flushes receive WQEs with IB_WC_WR_FLUSH_ERR in QP_STATE_ERROR); as in rxe, posting in the error state is
  * accepted and the WQE is flushed at once, so nothing posted is ever lost without a completion.
  * RESET discards everything without completions.
  */
@@ -341,9 +342,11 @@ public final class EmulatedQp extends Resource implements Qp {
     }
 
     /**
-     * Moves the QP to the error state and flushes (IBTA 10.3.1, C10-...): every outstanding send
+     * Moves the QP to the error state and flushes (IBTA 10.3.1, the error state; rxe_resp.c:
+     * check_resource for the receive side): every outstanding send
      * WQE and every receive WQE of its own receive queue completes with WR_FLUSH_ERR, signaled or
-     * not. A QP on an SRQ raises QP_LAST_WQE_REACHED (IBTA 10.2.9.5, C10-...).
+     * not. A QP on an SRQ raises QP_LAST_WQE_REACHED (IBTA 10.2.9.5,
+     * the Last WQE Reached affiliated event of a QP on an SRQ; ibv_get_async_event(3)).
      */
     public void enterError() {
         boolean wasError = state == QpState.ERR;

@@ -90,7 +90,8 @@ public final class MemoryRegionTable {
     }
 
     /**
-     * Checks a remote access (IBTA 10.6.3.3, C9-...: R_Key, PD of the QP, access right, bounds).
+     * Checks a remote access as rxe_resp.c: check_rkey does (lookup_mr, mr_check_range): R_Key, PD of
+     * the QP, access right, bounds (IBTA 10.6.3.3).
      * Zero-length accesses are not checked (IBTA 9.4.1.1, rxe {@code check_rkey}): the caller skips them.
      */
     public Check checkRemote(int rkey, Object pd, int accessBit, long va, long length) {
