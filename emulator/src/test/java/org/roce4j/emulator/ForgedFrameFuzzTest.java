@@ -16,6 +16,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.SplittableRandom;
 
+import org.roce4j.emulator.TwoNodes.Side;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -59,29 +60,6 @@ class ForgedFrameFuzzTest {
     private final Arena arena = Arena.ofShared();
     private final List<AutoCloseable> closing = new java.util.ArrayList<>();
 
-    private final class Side {
-        final SoftRnic rnic;
-        final Context context;
-        final Pd pd;
-        final Cq cq;
-        final MemorySegment memory;
-        final Mr mr;
-
-        Side(SoftRnic rnic) {
-            this.rnic = rnic;
-            context = rnic.device().open();
-            pd = context.allocPd();
-            cq = context.createCq(4096);
-            memory = arena.allocate(REGION, 4096);
-            mr = pd.regMr(memory, EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE,
-                    AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC));
-        }
-
-        Qp createQp(QpType type) {
-            return pd.createQp(QpInitAttr.of(type, cq, new QpCap(64, 64, 4, 4, 64)));
-        }
-    }
-
     /** How a forged transport reaches B; returns once B has processed it. */
     private interface Injector {
         void inject(byte[] transport) throws Exception;
@@ -106,7 +84,7 @@ class ForgedFrameFuzzTest {
         closing.add(fabric);
         SoftRnic rnicA = node(fabric, "rxe0", "02:00:00:00:00:01", "10.0.0.1", SEED + 1);
         SoftRnic rnicB = node(fabric, "rxe1", "02:00:00:00:00:02", "10.0.0.2", SEED + 2);
-        Result r = fuzz(new Side(rnicA), new Side(rnicB), 100_000, inject(fabric, rnicB));
+        Result r = fuzz(side(rnicA), side(rnicB), 100_000, inject(fabric, rnicB));
         assertThat(r.written()).as("frames after which B's memory differed from the real peer's writes").isZero();
         assertThat(rnicB.counter(RnicCounter.FRAMES_RECEIVED)).isGreaterThanOrEqualTo(100_000);
         // Coverage: the forged frames got as far as the key check and the UC message logic.
@@ -131,7 +109,7 @@ class ForgedFrameFuzzTest {
         closing.add(socket);
         ForgedFrames forge = new ForgedFrames(0x7F000051, 0x7F000052, socket.getLocalPort());
         long sendFailuresBefore = udpB.linkCounters().sendFailures();
-        Result r = fuzz(new Side(udpA.rnic()), new Side(rnicB), 10_000, transport -> {
+        Result r = fuzz(side(udpA.rnic()), side(rnicB), 10_000, transport -> {
             long before = rnicB.counter(RnicCounter.FRAMES_RECEIVED);
             byte[] datagram = forge.udpPayload(transport);
             socket.send(new DatagramPacket(datagram, datagram.length, new InetSocketAddress(victim, 4791)));
@@ -154,8 +132,8 @@ class ForgedFrameFuzzTest {
                 (Inet4Address) InetAddress.getByName("10.0.0.1"));
         SoftRnic rnicB = SoftRnic.attach(fabric, "rxe1", MacAddress.parse("02:00:00:00:00:02"),
                 (Inet4Address) InetAddress.getByName("10.0.0.2"));
-        Side b = new Side(rnicB);
-        Side a = new Side(rnicA);
+        Side b = side(rnicB);
+        Side a = side(rnicA);
         assertThat(b.mr.rkey()).isEqualTo(0x101);
         Result r = fuzz(a, b, 5_000, inject(fabric, rnicB));
         assertThat(r.written()).isPositive();
@@ -186,9 +164,13 @@ class ForgedFrameFuzzTest {
         }
     }
 
+    private Side side(SoftRnic rnic) {
+        return new Side(rnic, arena, 4096, REGION);
+    }
+
     private static Qp[] pair(Side a, Side b, QpType type) {
-        Qp qa = a.createQp(type);
-        Qp qb = b.createQp(type);
+        Qp qa = a.createQp(type, 64);
+        Qp qb = b.createQp(type, 64);
         TwoNodes.connect(qa, qb.qpNum(), b.context.queryGid(1, 1), 100, 100, Mtu.MTU_256);
         TwoNodes.connect(qb, qa.qpNum(), a.context.queryGid(1, 1), 100, 100, Mtu.MTU_256);
         return new Qp[] {qa, qb};

@@ -44,12 +44,6 @@ class GoBackNTest {
         nodes.close();
     }
 
-    private long now() {
-        return nodes.fabric.clock().nanoTime();
-    }
-
-
-
     @Test
     @DisplayName("IBTA 9.7.5.2.1: a MIDDLE packet of a 10-packet WRITE lost → one sequence NAK for its PSN, "
             + "the rest dropped silently, retransmission from that PSN (MIDDLE), memory exact, no timeout")
@@ -58,7 +52,7 @@ class GoBackNTest {
         nodes.fabric.filter(script.dropNth(1, FaultScript.requestFromA(104)));
         fill(a.memory, 0, 10240, 7);
         pair[0].postSend(SendWr.rdmaWrite(1, a.mr, 0, 10240, b.mr.address() + 8192, b.mr.rkey()));
-        long start = now();
+        long start = nodes.now();
 
         assertThat(a.pollAll()).extracting(WorkCompletion::status).containsExactly(WcStatus.SUCCESS);
 
@@ -69,7 +63,7 @@ class GoBackNTest {
         assertThat(script.framesFromB()).extracting(FaultScript.Frame::psn, FaultScript.Frame::syndrome)
                 .containsExactly(tuple(104, 0x60 | NakCode.PSN_SEQUENCE_ERROR.code()), tuple(109, 0x1F));
         assertSameBytes(a.memory, 0, b.memory, 8192, 10240);
-        assertThat(now() - start).isLessThan(T14);
+        assertThat(nodes.now() - start).isLessThan(T14);
         var countersA = a.context.queryPortCounters(1);
         var countersB = b.context.queryPortCounters(1);
         assertThat(countersB.get("out_of_seq_request")).isEqualTo(1);
@@ -150,13 +144,13 @@ class GoBackNTest {
         nodes.fabric.filter(script.dropAll(FaultScript.ackFromB()));
         pair[0].postSend(SendWr.rdmaWrite(1, a.mr, 0, 64, b.mr.address(), b.mr.rkey()));
         pair[0].postSend(SendWr.rdmaRead(2, a.mr, 1024, 64, b.mr.address() + 4096, b.mr.rkey()));
-        long start = now();
+        long start = nodes.now();
 
         assertThat(a.pollAll()).extracting(WorkCompletion::wrId, WorkCompletion::status)
                 .containsExactly(tuple(1L, WcStatus.SUCCESS), tuple(2L, WcStatus.SUCCESS));
         assertThat(script.requestPsnsFromA()).containsExactly(100, 101);
         assertThat(script.count(f -> f.dropped())).isEqualTo(1);
-        assertThat(now() - start).isLessThan(T14);
+        assertThat(nodes.now() - start).isLessThan(T14);
     }
 
     @Test
@@ -185,13 +179,13 @@ class GoBackNTest {
         fill(b.memory, 4096, 64, 3);
         pair[0].postSend(SendWr.rdmaRead(1, a.mr, 0, 64, b.mr.address() + 4096, b.mr.rkey()));
         pair[0].postSend(SendWr.rdmaWrite(2, a.mr, 1024, 64, b.mr.address(), b.mr.rkey()));
-        long start = now();
+        long start = nodes.now();
 
         assertThat(a.pollAll()).extracting(WorkCompletion::wrId, WorkCompletion::status)
                 .containsExactly(tuple(1L, WcStatus.SUCCESS), tuple(2L, WcStatus.SUCCESS));
         assertSameBytes(b.memory, 4096, a.memory, 0, 64);
         assertThat(script.requestPsnsFromA()).containsExactly(100, 101, 100, 101);
-        assertThat(now() - start).as("no timeout needed").isLessThan(T14);
+        assertThat(nodes.now() - start).as("no timeout needed").isLessThan(T14);
         assertThat(a.context.queryPortCounters(1).get("completer_retry_err")).isEqualTo(1);
     }
 
@@ -244,14 +238,14 @@ class GoBackNTest {
         nodes.fabric.filter(script.delayNth(1, 2 * T14, fromB(OperationKind.RDMA_READ_RESPONSE)));
         fill(b.memory, 0, 512, 17);
         pair[0].postSend(SendWr.rdmaRead(1, a.mr, 0, 512, b.mr.address(), b.mr.rkey()));
-        long start = now();
+        long start = nodes.now();
 
         assertThat(a.pollAll()).extracting(WorkCompletion::status).containsExactly(WcStatus.SUCCESS);
         nodes.fabric.runUntilIdle();
 
         assertSameBytes(b.memory, 0, a.memory, 0, 512);
         assertThat(script.requestPsnsFromA()).containsExactly(100, 100);
-        assertThat(now() - start).as("the late response arrived too").isGreaterThanOrEqualTo(2 * T14);
+        assertThat(nodes.now() - start).as("the late response arrived too").isGreaterThanOrEqualTo(2 * T14);
         assertThat(nodes.rnicA.counter(RnicCounter.DROPPED_STALE_RESPONSE)).isEqualTo(1);
         assertThat(a.pollAll()).isEmpty();
     }

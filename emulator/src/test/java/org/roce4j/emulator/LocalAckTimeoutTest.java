@@ -39,12 +39,6 @@ class LocalAckTimeoutTest {
         nodes.close();
     }
 
-    private long now() {
-        return nodes.fabric.clock().nanoTime();
-    }
-
-
-
     @Test
     @DisplayName("IBTA C9-141: nothing answers → RETRY_EXC_ERR after exactly retry_cnt + 1 transmissions, "
             + "each a timeout apart; QP → ERR, the rest flushed (send and receive)")
@@ -54,7 +48,7 @@ class LocalAckTimeoutTest {
         pair[0].postRecv(RecvWr.of(7, a.mr, 8192, 64));
         pair[0].postSend(SendWr.send(1, a.mr, 0, 64));
         pair[0].postSend(SendWr.send(2, a.mr, 64, 64));
-        long start = now();
+        long start = nodes.now();
 
         List<WorkCompletion> completions = a.pollAll();
 
@@ -70,7 +64,7 @@ class LocalAckTimeoutTest {
         for (int i = 1; i < sendTimes.size(); i++) {
             assertThat(sendTimes.get(i) - sendTimes.get(i - 1)).as("gap before retransmission " + i).isEqualTo(T14);
         }
-        assertThat(now() - start).as("virtual time to the error").isBetween(4 * T14, 4 * T14 + 100_000);
+        assertThat(nodes.now() - start).as("virtual time to the error").isBetween(4 * T14, 4 * T14 + 100_000);
         var counters = a.context.queryPortCounters(1);
         assertThat(counters.get("local_ack_timeouts")).isEqualTo(4);
         assertThat(counters.get("completer_retry_err")).isEqualTo(3);
@@ -87,7 +81,7 @@ class LocalAckTimeoutTest {
         Qp[] pair = nodes.rcPair(Mtu.MTU_1024, rtr -> { }, rts -> rts.timeout(21).retryCnt(7), rtr -> { }, rts -> { });
         nodes.fabric.filter(script.dropAll(f -> f.fromA()));
         pair[0].postSend(SendWr.rdmaWrite(1, a.mr, 0, 64, b.mr.address(), b.mr.rkey()));
-        long startVirtual = now();
+        long startVirtual = nodes.now();
         long startWall = System.nanoTime();
 
         List<WorkCompletion> completions = a.pollAll();
@@ -96,7 +90,7 @@ class LocalAckTimeoutTest {
         assertThat(completions).extracting(WorkCompletion::status).containsExactly(WcStatus.RETRY_EXC_ERR);
         assertThat(script.requestPsnsFromA()).containsExactly(100, 100, 100, 100, 100, 100, 100, 100);
         long timeout = 4096L << 21;
-        assertThat(now() - startVirtual).isBetween(8 * timeout, 8 * timeout + 100_000);
+        assertThat(nodes.now() - startVirtual).isBetween(8 * timeout, 8 * timeout + 100_000);
         assertThat(Duration.ofNanos(wall)).isLessThan(Duration.ofMillis(500));
     }
 
@@ -108,7 +102,7 @@ class LocalAckTimeoutTest {
         nodes.fabric.filter(script.dropNth(1, FaultScript.requestFromA(103)));
         fill(a.memory, 0, 4096, 5);
         pair[0].postSend(SendWr.rdmaWrite(1, a.mr, 0, 4096, b.mr.address() + 65536, b.mr.rkey()));
-        long start = now();
+        long start = nodes.now();
 
         assertThat(a.pollAll()).extracting(WorkCompletion::wrId, WorkCompletion::status)
                 .containsExactly(tuple(1L, WcStatus.SUCCESS));
@@ -118,7 +112,7 @@ class LocalAckTimeoutTest {
         assertThat(script.framesFromA().get(4).rethVa()).isEqualTo(b.mr.address() + 65536);
         assertThat(script.framesFromB()).allMatch(FaultScript.Frame::isAck)
                 .extracting(FaultScript.Frame::psn).containsExactly(102, 102, 102, 103);
-        assertThat(now() - start).isBetween(T14, T14 + 100_000);
+        assertThat(nodes.now() - start).isBetween(T14, T14 + 100_000);
         assertSameBytes(a.memory, 0, b.memory, 65536, 4096);
         assertThat(a.context.queryPortCounters(1).get("local_ack_timeouts")).isEqualTo(1);
         assertThat(a.context.queryPortCounters(1).get("retransmitted_pkts")).isEqualTo(4);
@@ -184,11 +178,11 @@ class LocalAckTimeoutTest {
         Qp[] pair = nodes.rcPair(Mtu.MTU_1024, rtr -> { }, rts -> rts.timeout(0), rtr -> { }, rts -> { });
         nodes.fabric.filter(script.dropNth(1, FaultScript.requestFromA(100)));
         pair[0].postSend(SendWr.rdmaWrite(1, a.mr, 0, 64, b.mr.address(), b.mr.rkey()));
-        long start = now();
+        long start = nodes.now();
 
         assertThat(a.pollAll()).isEmpty();
 
-        assertThat(now() - start).isLessThan(1_000_000);
+        assertThat(nodes.now() - start).isLessThan(1_000_000);
         assertThat(script.requestPsnsFromA()).containsExactly(100);
         assertThat(pair[0].state()).isEqualTo(QpState.RTS);
     }

@@ -10,6 +10,7 @@ import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.util.List;
 
+import org.roce4j.emulator.TwoNodes.Side;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
@@ -49,35 +50,16 @@ class ReadRepliesPacedByLinkTest {
     private Qp qp;
     private Qp peer;
 
-    private final class Side {
-        final Context context;
-        final Pd pd;
-        final Cq cq;
-        final MemorySegment memory = arena.allocate(2 << 20, 4096);
-        final Mr mr;
-
-        Side(SoftRnic rnic) {
-            context = rnic.device().open();
-            pd = context.allocPd();
-            cq = context.createCq(64);
-            mr = pd.regMr(memory, TwoNodes.ALL_ACCESS);
-        }
-
-        Qp createQp() {
-            return pd.createQp(QpInitAttr.of(QpType.RC, cq, new QpCap(16, 16, 1, 1, 0)));
-        }
-    }
-
     @BeforeEach
     void connect() throws Exception {
         requesterRnic = SoftRnic.builder(fabric).name("rxe0").mac(MacAddress.parse("02:00:00:00:00:01"))
                 .ipv4((Inet4Address) InetAddress.getByName("10.0.0.1")).link(requesterLink).attach();
         responderRnic = SoftRnic.builder(fabric).name("rxe1").mac(MacAddress.parse("02:00:00:00:00:02"))
                 .ipv4((Inet4Address) InetAddress.getByName("10.0.0.2")).link(responderLink).attach();
-        requester = new Side(requesterRnic);
-        responder = new Side(responderRnic);
-        qp = requester.createQp();
-        peer = responder.createQp();
+        requester = new Side(requesterRnic, arena, 64, 2 << 20);
+        responder = new Side(responderRnic, arena, 64, 2 << 20);
+        qp = requester.createQp(QpType.RC, 16);
+        peer = responder.createQp(QpType.RC, 16);
         // Timeout 0: no local ACK timer, so virtual time passing while frames are held retries nothing.
         TwoNodes.connect(qp, peer.qpNum(), responder.context.queryGid(1, 1), REQUESTER_PSN, 200, Mtu.MTU_1024,
                 rtr -> { }, rts -> rts.timeout(0));

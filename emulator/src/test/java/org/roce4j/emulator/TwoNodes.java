@@ -53,11 +53,17 @@ final class TwoNodes implements AutoCloseable {
         this.fabric = fabric;
         rnicA = node("rxe0", "02:00:00:00:00:01", "10.0.0.1", retryCountSevenIsInfinite);
         rnicB = node("rxe1", "02:00:00:00:00:02", "10.0.0.2", retryCountSevenIsInfinite);
-        a = new Side(rnicA);
-        b = new Side(rnicB);
+        a = new Side(rnicA, arena, 256, 1 << 20);
+        b = new Side(rnicB, arena, 256, 1 << 20);
     }
 
-    final class Side {
+    /** The fabric's time, virtual on the deterministic fabric. */
+    long now() {
+        return fabric.clock().nanoTime();
+    }
+
+    /** One node's verbs objects: a context, a PD, a CQ and a page-aligned region registered with every access. */
+    static final class Side {
         final SoftRnic rnic;
         final Context context;
         final Pd pd;
@@ -65,12 +71,12 @@ final class TwoNodes implements AutoCloseable {
         final MemorySegment memory;
         final Mr mr;
 
-        Side(SoftRnic rnic) {
+        Side(SoftRnic rnic, Arena arena, int cqDepth, long regionBytes) {
             this.rnic = rnic;
             context = rnic.device().open();
             pd = context.allocPd();
-            cq = context.createCq(256);
-            memory = arena.allocate(1 << 20, 4096);
+            cq = context.createCq(cqDepth);
+            memory = arena.allocate(regionBytes, 4096);
             mr = pd.regMr(memory, ALL_ACCESS);
         }
 

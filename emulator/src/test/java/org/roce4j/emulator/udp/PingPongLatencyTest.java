@@ -29,12 +29,7 @@ class PingPongLatencyTest {
 
     @AfterAll
     static void close() {
-        if (a != null) {
-            a.close();
-        }
-        if (b != null) {
-            b.close();
-        }
+        UdpSide.closeAll(a, b);
     }
 
     @Test

@@ -39,12 +39,7 @@ class UdpLinkTest {
 
     @AfterAll
     static void close() {
-        if (a != null) {
-            a.close();
-        }
-        if (b != null) {
-            b.close();
-        }
+        UdpSide.closeAll(a, b);
     }
 
     @Test

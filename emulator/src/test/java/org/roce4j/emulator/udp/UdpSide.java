@@ -143,6 +143,15 @@ final class UdpSide implements AutoCloseable {
         }
     }
 
+    /** Closes the sides that were opened (a {@code @BeforeAll} may have failed before opening all). */
+    static void closeAll(UdpSide... sides) {
+        for (UdpSide side : sides) {
+            if (side != null) {
+                side.close();
+            }
+        }
+    }
+
     @Override
     public void close() {
         try {
