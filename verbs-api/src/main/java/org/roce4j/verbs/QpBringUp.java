@@ -3,6 +3,7 @@ package org.roce4j.verbs;
 import java.util.EnumSet;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * The one queue pair bring-up: RESET → INIT → RTR → RTS for RC, UC and UD, as {@code pp_connect_ctx}
@@ -208,120 +209,84 @@ public record QpBringUp(int portNum, int pkeyIndex, int sgidIndex, int hopLimit,
      *
      * @param port the local port, from 1
      */
-    public QpBringUp withPortNum(int port) {
-        return new QpBringUp(port, pkeyIndex, sgidIndex, hopLimit, sl, remoteAccess, qkey, pathMtu, timeout,
-                retryCnt, rnrRetry, minRnrTimer, maxRdAtomic, maxDestRdAtomic);
-    }
+    public QpBringUp withPortNum(int port) { return edit(d -> d.portNum = port); }
 
     /**
      * {@return a copy with another P_Key index}
      *
      * @param index the P_Key index
      */
-    public QpBringUp withPkeyIndex(int index) {
-        return new QpBringUp(portNum, index, sgidIndex, hopLimit, sl, remoteAccess, qkey, pathMtu, timeout,
-                retryCnt, rnrRetry, minRnrTimer, maxRdAtomic, maxDestRdAtomic);
-    }
+    public QpBringUp withPkeyIndex(int index) { return edit(d -> d.pkeyIndex = index); }
 
     /**
      * {@return a copy whose address vectors send from another local GID}
      *
      * @param index the local GID index
      */
-    public QpBringUp withSgidIndex(int index) {
-        return new QpBringUp(portNum, pkeyIndex, index, hopLimit, sl, remoteAccess, qkey, pathMtu, timeout,
-                retryCnt, rnrRetry, minRnrTimer, maxRdAtomic, maxDestRdAtomic);
-    }
+    public QpBringUp withSgidIndex(int index) { return edit(d -> d.sgidIndex = index); }
 
     /**
      * {@return a copy whose address vectors carry another hop limit}
      *
      * @param limit the IP TTL / hop limit
      */
-    public QpBringUp withHopLimit(int limit) {
-        return new QpBringUp(portNum, pkeyIndex, sgidIndex, limit, sl, remoteAccess, qkey, pathMtu, timeout,
-                retryCnt, rnrRetry, minRnrTimer, maxRdAtomic, maxDestRdAtomic);
-    }
+    public QpBringUp withHopLimit(int limit) { return edit(d -> d.hopLimit = limit); }
 
     /**
      * {@return a copy whose address vectors carry another service level}
      *
      * @param level the service level
      */
-    public QpBringUp withSl(int level) {
-        return new QpBringUp(portNum, pkeyIndex, sgidIndex, hopLimit, level, remoteAccess, qkey, pathMtu, timeout,
-                retryCnt, rnrRetry, minRnrTimer, maxRdAtomic, maxDestRdAtomic);
-    }
+    public QpBringUp withSl(int level) { return edit(d -> d.sl = level); }
 
     /**
      * {@return a copy whose RC and UC responders allow other remote operations}
      *
      * @param rights REMOTE_WRITE, REMOTE_READ, REMOTE_ATOMIC, or none
      */
-    public QpBringUp withRemoteAccess(Set<AccessFlag> rights) {
-        return new QpBringUp(portNum, pkeyIndex, sgidIndex, hopLimit, sl, rights, qkey, pathMtu, timeout,
-                retryCnt, rnrRetry, minRnrTimer, maxRdAtomic, maxDestRdAtomic);
-    }
+    public QpBringUp withRemoteAccess(Set<AccessFlag> rights) { return edit(d -> d.remoteAccess = rights); }
 
     /**
      * {@return a copy whose UD QPs get another Q_Key}
      *
      * @param key the Q_Key
      */
-    public QpBringUp withQkey(int key) {
-        return new QpBringUp(portNum, pkeyIndex, sgidIndex, hopLimit, sl, remoteAccess, key, pathMtu, timeout,
-                retryCnt, rnrRetry, minRnrTimer, maxRdAtomic, maxDestRdAtomic);
-    }
+    public QpBringUp withQkey(int key) { return edit(d -> d.qkey = key); }
 
     /**
      * {@return a copy with another path MTU}
      *
      * @param mtu the path MTU of RC and UC QPs
      */
-    public QpBringUp withPathMtu(Mtu mtu) {
-        return new QpBringUp(portNum, pkeyIndex, sgidIndex, hopLimit, sl, remoteAccess, qkey, mtu, timeout,
-                retryCnt, rnrRetry, minRnrTimer, maxRdAtomic, maxDestRdAtomic);
-    }
+    public QpBringUp withPathMtu(Mtu mtu) { return edit(d -> d.pathMtu = mtu); }
 
     /**
      * {@return a copy with another RC local ACK timeout}
      *
      * @param exponent 4.096 µs × 2^exponent; 0 waits forever
      */
-    public QpBringUp withTimeout(int exponent) {
-        return new QpBringUp(portNum, pkeyIndex, sgidIndex, hopLimit, sl, remoteAccess, qkey, pathMtu, exponent,
-                retryCnt, rnrRetry, minRnrTimer, maxRdAtomic, maxDestRdAtomic);
-    }
+    public QpBringUp withTimeout(int exponent) { return edit(d -> d.timeout = exponent); }
 
     /**
      * {@return a copy with another RC retry count}
      *
      * @param count retries after timeouts and sequence NAKs
      */
-    public QpBringUp withRetryCnt(int count) {
-        return new QpBringUp(portNum, pkeyIndex, sgidIndex, hopLimit, sl, remoteAccess, qkey, pathMtu, timeout,
-                count, rnrRetry, minRnrTimer, maxRdAtomic, maxDestRdAtomic);
-    }
+    public QpBringUp withRetryCnt(int count) { return edit(d -> d.retryCnt = count); }
 
     /**
      * {@return a copy with another RC RNR retry count}
      *
      * @param count retries after RNR NAKs, 7 = forever
      */
-    public QpBringUp withRnrRetry(int count) {
-        return new QpBringUp(portNum, pkeyIndex, sgidIndex, hopLimit, sl, remoteAccess, qkey, pathMtu, timeout,
-                retryCnt, count, minRnrTimer, maxRdAtomic, maxDestRdAtomic);
-    }
+    public QpBringUp withRnrRetry(int count) { return edit(d -> d.rnrRetry = count); }
 
     /**
      * {@return a copy whose RC responders send another RNR NAK timer}
      *
      * @param code the timer code, IBTA table 45
      */
-    public QpBringUp withMinRnrTimer(int code) {
-        return new QpBringUp(portNum, pkeyIndex, sgidIndex, hopLimit, sl, remoteAccess, qkey, pathMtu, timeout,
-                retryCnt, rnrRetry, code, maxRdAtomic, maxDestRdAtomic);
-    }
+    public QpBringUp withMinRnrTimer(int code) { return edit(d -> d.minRnrTimer = code); }
 
     /**
      * {@return a copy with other RC READ/atomic depths}
@@ -330,7 +295,32 @@ public record QpBringUp(int portNum, int pkeyIndex, int sgidIndex, int hopLimit,
      * @param asResponder READs and atomics accepted as responder ({@code max_dest_rd_atomic})
      */
     public QpBringUp withRdAtomic(int asRequester, int asResponder) {
-        return new QpBringUp(portNum, pkeyIndex, sgidIndex, hopLimit, sl, remoteAccess, qkey, pathMtu, timeout,
-                retryCnt, rnrRetry, minRnrTimer, asRequester, asResponder);
+        return edit(d -> { d.maxRdAtomic = asRequester; d.maxDestRdAtomic = asResponder; });
+    }
+
+    private QpBringUp edit(Consumer<Draft> change) {
+        Draft draft = new Draft(this);
+        change.accept(draft);
+        return draft.build();
+    }
+
+    /** A bring-up's components, open for a wither to change some of them. */
+    private static final class Draft {
+        int portNum, pkeyIndex, sgidIndex, hopLimit, sl, qkey, timeout, retryCnt, rnrRetry, minRnrTimer;
+        int maxRdAtomic, maxDestRdAtomic;
+        Set<AccessFlag> remoteAccess;
+        Mtu pathMtu;
+
+        Draft(QpBringUp from) {
+            portNum = from.portNum; pkeyIndex = from.pkeyIndex; sgidIndex = from.sgidIndex; hopLimit = from.hopLimit;
+            sl = from.sl; remoteAccess = from.remoteAccess; qkey = from.qkey; pathMtu = from.pathMtu;
+            timeout = from.timeout; retryCnt = from.retryCnt; rnrRetry = from.rnrRetry; minRnrTimer = from.minRnrTimer;
+            maxRdAtomic = from.maxRdAtomic; maxDestRdAtomic = from.maxDestRdAtomic;
+        }
+
+        QpBringUp build() {
+            return new QpBringUp(portNum, pkeyIndex, sgidIndex, hopLimit, sl, remoteAccess, qkey, pathMtu, timeout,
+                    retryCnt, rnrRetry, minRnrTimer, maxRdAtomic, maxDestRdAtomic);
+        }
     }
 }
