@@ -38,10 +38,12 @@ class CompletionChannelTest {
                 : QpInitAttr.of(QpType.RC, a.cq, QpCap.of(16, 16)));
     }
 
-    @Test
-    @DisplayName("ibv_req_notify_cq(0): the next completion delivers exactly one event; without re-arming there is no second")
-    void oneEventPerArm() throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+    /**
+     * B's receive CQ on a completion channel, an RC pair to it, 64 bytes registered on A to send from,
+     * and two 64-byte receives posted on B (wr_id 1 and 2).
+     */
+    private record ChannelPair(CompChannel channel, Cq cq, QpPair pair, Mr src) {
+        static ChannelPair of(Endpoint a, Endpoint b) {
             CompChannel channel = b.track(b.context.createCompChannel());
             Cq cq = b.track(b.context.createCq(16, channel, 0));
             QpPair pair = pairWithRecvCq(a, b, cq);
@@ -49,6 +51,19 @@ class CompletionChannelTest {
             Mr dst = b.register(128);
             pair.qpB.postRecv(RecvWr.of(1, dst, 0, 64));
             pair.qpB.postRecv(RecvWr.of(2, dst, 64, 64));
+            return new ChannelPair(channel, cq, pair, src);
+        }
+    }
+
+    @Test
+    @DisplayName("ibv_req_notify_cq(0): the next completion delivers exactly one event; without re-arming there is no second")
+    void oneEventPerArm() throws Exception {
+        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+            ChannelPair on = ChannelPair.of(a, b);
+            CompChannel channel = on.channel();
+            Cq cq = on.cq();
+            QpPair pair = on.pair();
+            Mr src = on.src();
 
             assertThat(channel.getCqEvent(SHORT)).as("no event before arming and completing").isEmpty();
             cq.reqNotify(false);
@@ -69,13 +84,11 @@ class CompletionChannelTest {
     @DisplayName("IBTA 11.4.2.2: solicited-only arming ignores an unsolicited SEND and wakes for a SEND with SOLICITED")
     void solicitedOnly() throws Exception {
         try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
-            CompChannel channel = b.track(b.context.createCompChannel());
-            Cq cq = b.track(b.context.createCq(16, channel, 0));
-            QpPair pair = pairWithRecvCq(a, b, cq);
-            Mr src = a.register(64);
-            Mr dst = b.register(128);
-            pair.qpB.postRecv(RecvWr.of(1, dst, 0, 64));
-            pair.qpB.postRecv(RecvWr.of(2, dst, 64, 64));
+            ChannelPair on = ChannelPair.of(a, b);
+            CompChannel channel = on.channel();
+            Cq cq = on.cq();
+            QpPair pair = on.pair();
+            Mr src = on.src();
 
             cq.reqNotify(true);
             pair.qpA.postSend(SendWr.send(10, src, 0, 8));
