@@ -113,17 +113,17 @@ final class EmulatedRcPair implements AutoCloseable {
 
     @Override
     public void close() {
-        qpA.close();
-        qpB.close();
-        mrA.close();
-        mrB.close();
-        cqA.close();
-        cqB.close();
-        pdA.close();
-        pdB.close();
-        contextA.close();
-        contextB.close();
-        fabric.close();
-        arena.close();
+        closeInOrder(qpA, qpB, mrA, mrB, cqA, cqB, pdA, pdB, contextA, contextB, fabric, arena);
+    }
+
+    /** Closes a pair's resources in the order given (QPs before their MRs, CQs, PDs and contexts). */
+    static void closeInOrder(AutoCloseable... resources) {
+        for (AutoCloseable resource : resources) {
+            try {
+                resource.close();
+            } catch (Exception e) {
+                throw new IllegalStateException("closing " + resource, e);
+            }
+        }
     }
 }
