@@ -53,6 +53,17 @@ class CompletionChannelTest {
             pair.qpB.postRecv(RecvWr.of(2, dst, 64, 64));
             return new ChannelPair(channel, cq, pair, src);
         }
+
+        /** An 8-byte SEND from A's buffer. */
+        SendWr send(long wrId) {
+            return SendWr.send(wrId, src, 0, 8);
+        }
+
+        /** Posts {@code send} on A and waits for B's receive {@code recvWrId} to complete SUCCESS on the channel's CQ. */
+        void deliver(SendWr send, long recvWrId) {
+            pair.qpA.postSend(send);
+            Expect.success(Completions.awaitOne(cq), recvWrId, WcOpcode.RECV);
+        }
     }
 
     @Test
@@ -60,23 +71,16 @@ class CompletionChannelTest {
     void oneEventPerArm() throws Exception {
         try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
             ChannelPair on = ChannelPair.of(a, b);
-            CompChannel channel = on.channel();
-            Cq cq = on.cq();
-            QpPair pair = on.pair();
-            Mr src = on.src();
-
-            assertThat(channel.getCqEvent(SHORT)).as("no event before arming and completing").isEmpty();
-            cq.reqNotify(false);
-            pair.qpA.postSend(SendWr.send(10, src, 0, 8));
-            Expect.success(Completions.awaitOne(cq), 1, WcOpcode.RECV);
-            Optional<Cq> event = channel.getCqEvent(Completions.PATIENCE);
+            assertThat(on.channel().getCqEvent(SHORT)).as("no event before arming and completing").isEmpty();
+            on.cq().reqNotify(false);
+            on.deliver(on.send(10), 1);
+            Optional<Cq> event = on.channel().getCqEvent(Completions.PATIENCE);
             assertThat(event).as("one event for the armed CQ").isPresent();
-            assertThat(event.get()).isSameAs(cq);
+            assertThat(event.get()).isSameAs(on.cq());
 
-            pair.qpA.postSend(SendWr.send(11, src, 0, 8));
-            Expect.success(Completions.awaitOne(cq), 2, WcOpcode.RECV);
-            assertThat(channel.getCqEvent(SHORT)).as("not re-armed: no second event").isEmpty();
-            channel.ackCqEvents(cq, 1);
+            on.deliver(on.send(11), 2);
+            assertThat(on.channel().getCqEvent(SHORT)).as("not re-armed: no second event").isEmpty();
+            on.channel().ackCqEvents(on.cq(), 1);
         }
     }
 
@@ -85,23 +89,16 @@ class CompletionChannelTest {
     void solicitedOnly() throws Exception {
         try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
             ChannelPair on = ChannelPair.of(a, b);
-            CompChannel channel = on.channel();
-            Cq cq = on.cq();
-            QpPair pair = on.pair();
-            Mr src = on.src();
-
-            cq.reqNotify(true);
-            pair.qpA.postSend(SendWr.send(10, src, 0, 8));
-            Expect.success(Completions.awaitOne(cq), 1, WcOpcode.RECV);
-            assertThat(channel.getCqEvent(SHORT)).as("an unsolicited receive does not wake a solicited-only CQ")
+            on.cq().reqNotify(true);
+            on.deliver(on.send(10), 1);
+            assertThat(on.channel().getCqEvent(SHORT)).as("an unsolicited receive does not wake a solicited-only CQ")
                     .isEmpty();
 
-            pair.qpA.postSend(SendWr.send(11, src, 0, 8).solicited(true));
-            Expect.success(Completions.awaitOne(cq), 2, WcOpcode.RECV);
-            Optional<Cq> event = channel.getCqEvent(Completions.PATIENCE);
+            on.deliver(on.send(11).solicited(true), 2);
+            Optional<Cq> event = on.channel().getCqEvent(Completions.PATIENCE);
             assertThat(event).as("a solicited receive wakes it").isPresent();
-            assertThat(event.get()).isSameAs(cq);
-            channel.ackCqEvents(cq, 1);
+            assertThat(event.get()).isSameAs(on.cq());
+            on.channel().ackCqEvents(on.cq(), 1);
         }
     }
 
