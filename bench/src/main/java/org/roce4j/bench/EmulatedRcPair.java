@@ -10,17 +10,15 @@ import java.util.Set;
 import org.roce4j.emulator.SoftRnic;
 import org.roce4j.emulator.fabric.Fabric;
 import org.roce4j.verbs.AccessFlag;
-import org.roce4j.verbs.AhAttr;
 import org.roce4j.verbs.Context;
 import org.roce4j.verbs.Cq;
 import org.roce4j.verbs.Mr;
 import org.roce4j.verbs.Mtu;
 import org.roce4j.verbs.Pd;
 import org.roce4j.verbs.Qp;
-import org.roce4j.verbs.QpAttr;
+import org.roce4j.verbs.QpBringUp;
 import org.roce4j.verbs.QpCap;
 import org.roce4j.verbs.QpInitAttr;
-import org.roce4j.verbs.QpState;
 import org.roce4j.verbs.QpType;
 import org.roce4j.verbs.WorkCompletion;
 import org.roce4j.wire.MacAddress;
@@ -89,18 +87,13 @@ final class EmulatedRcPair implements AutoCloseable {
     }
 
     static void connect(Qp qpA, Qp qpB, Context contextA, Context contextB, Mtu mtu, int ackTimeout) {
-        Set<AccessFlag> remote = EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC);
-        qpA.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qpAccessFlags(remote));
-        qpB.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qpAccessFlags(remote));
-        toRts(qpA, qpB.qpNum(), AhAttr.of(contextB.queryGid(1, 1), 1, 1), mtu, ackTimeout);
-        toRts(qpB, qpA.qpNum(), AhAttr.of(contextA.queryGid(1, 1), 1, 1), mtu, ackTimeout);
-    }
-
-    private static void toRts(Qp qp, int peerQpn, AhAttr peer, Mtu mtu, int ackTimeout) {
-        qp.modify(new QpAttr().qpState(QpState.RTR).pathMtu(mtu).destQpNum(peerQpn).rqPsn(0).ahAttr(peer)
-                .maxDestRdAtomic(16).minRnrTimer(12));
-        qp.modify(new QpAttr().qpState(QpState.RTS).sqPsn(0).timeout(ackTimeout).retryCnt(7).rnrRetry(7)
-                .maxRdAtomic(16));
+        QpBringUp bringUp = QpBringUp.pingpong().withPathMtu(mtu).withTimeout(ackTimeout).withRdAtomic(16, 16);
+        bringUp.init(qpA);
+        bringUp.init(qpB);
+        bringUp.readyToReceive(qpA, new QpBringUp.Remote(qpB.qpNum(), 0, contextB.queryGid(1, 1)));
+        bringUp.readyToSend(qpA, 0);
+        bringUp.readyToReceive(qpB, new QpBringUp.Remote(qpA.qpNum(), 0, contextA.queryGid(1, 1)));
+        bringUp.readyToSend(qpB, 0);
     }
 
     /** Polls {@code cq} until {@code n} successful completions arrived; fails loudly on an error one. */
@@ -120,17 +113,17 @@ final class EmulatedRcPair implements AutoCloseable {
 
     @Override
     public void close() {
-        qpA.close();
-        qpB.close();
-        mrA.close();
-        mrB.close();
-        cqA.close();
-        cqB.close();
-        pdA.close();
-        pdB.close();
-        contextA.close();
-        contextB.close();
-        fabric.close();
-        arena.close();
+        closeInOrder(qpA, qpB, mrA, mrB, cqA, cqB, pdA, pdB, contextA, contextB, fabric, arena);
+    }
+
+    /** Closes a pair's resources in the order given (QPs before their MRs, CQs, PDs and contexts). */
+    static void closeInOrder(AutoCloseable... resources) {
+        for (AutoCloseable resource : resources) {
+            try {
+                resource.close();
+            } catch (Exception e) {
+                throw new IllegalStateException("closing " + resource, e);
+            }
+        }
     }
 }

@@ -120,19 +120,7 @@ public class UdpLinkBenchmark {
 
         @TearDown(Level.Trial)
         public void close() {
-            qpA.close();
-            qpB.close();
-            mrA.close();
-            mrB.close();
-            cqA.close();
-            cqB.close();
-            pdA.close();
-            pdB.close();
-            contextA.close();
-            contextB.close();
-            a.close();
-            b.close();
-            arena.close();
+            EmulatedRcPair.closeInOrder(qpA, qpB, mrA, mrB, cqA, cqB, pdA, pdB, contextA, contextB, a, b, arena);
         }
     }
 

@@ -117,19 +117,15 @@ class AccessViolationTest {
     void deregisteredRegion() throws Exception {
         try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
             QpPair pair = QpPair.connect(a, b, QpType.RC, Mtu.MTU_1024);
-            var memory = b.allocate(64);
-            Bytes.canary(memory);
-            Mr gone = b.pd.regMr(memory, Endpoint.ALL_ACCESS);
-            long address = gone.address();
-            int rkey = gone.rkey();
-            gone.close();
+            Endpoint.Deregistered gone = b.deregistered();
             Mr src = a.register(64);
             Bytes.write(src.segment(), 0, Bytes.pattern(3, 64));
             Mr recv = b.register(128);
             pair.qpB.postRecv(List.of(RecvWr.of(200, recv, 0, 64), RecvWr.of(201, recv, 64, 64)));
-            pair.qpA.postSend(List.of(SendWr.rdmaWrite(1, src, 0, 64, address, rkey), SendWr.send(2, src, 0, 8)));
+            pair.qpA.postSend(List.of(SendWr.rdmaWrite(1, src, 0, 64, gone.address(), gone.rkey()),
+                    SendWr.send(2, src, 0, 8)));
             assertBothSides(pair, WcStatus.REM_ACCESS_ERR);
-            Bytes.assertUntouched(memory, 0, 64, "deregistered region");
+            Bytes.assertUntouched(gone.memory(), 0, 64, "deregistered region");
         }
     }
 

@@ -38,10 +38,12 @@ class CompletionChannelTest {
                 : QpInitAttr.of(QpType.RC, a.cq, QpCap.of(16, 16)));
     }
 
-    @Test
-    @DisplayName("ibv_req_notify_cq(0): the next completion delivers exactly one event; without re-arming there is no second")
-    void oneEventPerArm() throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+    /**
+     * B's receive CQ on a completion channel, an RC pair to it, 64 bytes registered on A to send from,
+     * and two 64-byte receives posted on B (wr_id 1 and 2).
+     */
+    private record ChannelPair(CompChannel channel, Cq cq, QpPair pair, Mr src) {
+        static ChannelPair of(Endpoint a, Endpoint b) {
             CompChannel channel = b.track(b.context.createCompChannel());
             Cq cq = b.track(b.context.createCq(16, channel, 0));
             QpPair pair = pairWithRecvCq(a, b, cq);
@@ -49,19 +51,36 @@ class CompletionChannelTest {
             Mr dst = b.register(128);
             pair.qpB.postRecv(RecvWr.of(1, dst, 0, 64));
             pair.qpB.postRecv(RecvWr.of(2, dst, 64, 64));
+            return new ChannelPair(channel, cq, pair, src);
+        }
 
-            assertThat(channel.getCqEvent(SHORT)).as("no event before arming and completing").isEmpty();
-            cq.reqNotify(false);
-            pair.qpA.postSend(SendWr.send(10, src, 0, 8));
-            Expect.success(Completions.awaitOne(cq), 1, WcOpcode.RECV);
-            Optional<Cq> event = channel.getCqEvent(Completions.PATIENCE);
+        /** An 8-byte SEND from A's buffer. */
+        SendWr send(long wrId) {
+            return SendWr.send(wrId, src, 0, 8);
+        }
+
+        /** Posts {@code send} on A and waits for B's receive {@code recvWrId} to complete SUCCESS on the channel's CQ. */
+        void deliver(SendWr send, long recvWrId) {
+            pair.qpA.postSend(send);
+            Expect.success(Completions.awaitOne(cq), recvWrId, WcOpcode.RECV);
+        }
+    }
+
+    @Test
+    @DisplayName("ibv_req_notify_cq(0): the next completion delivers exactly one event; without re-arming there is no second")
+    void oneEventPerArm() throws Exception {
+        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+            ChannelPair on = ChannelPair.of(a, b);
+            assertThat(on.channel().getCqEvent(SHORT)).as("no event before arming and completing").isEmpty();
+            on.cq().reqNotify(false);
+            on.deliver(on.send(10), 1);
+            Optional<Cq> event = on.channel().getCqEvent(Completions.PATIENCE);
             assertThat(event).as("one event for the armed CQ").isPresent();
-            assertThat(event.get()).isSameAs(cq);
+            assertThat(event.get()).isSameAs(on.cq());
 
-            pair.qpA.postSend(SendWr.send(11, src, 0, 8));
-            Expect.success(Completions.awaitOne(cq), 2, WcOpcode.RECV);
-            assertThat(channel.getCqEvent(SHORT)).as("not re-armed: no second event").isEmpty();
-            channel.ackCqEvents(cq, 1);
+            on.deliver(on.send(11), 2);
+            assertThat(on.channel().getCqEvent(SHORT)).as("not re-armed: no second event").isEmpty();
+            on.channel().ackCqEvents(on.cq(), 1);
         }
     }
 
@@ -69,26 +88,17 @@ class CompletionChannelTest {
     @DisplayName("IBTA 11.4.2.2: solicited-only arming ignores an unsolicited SEND and wakes for a SEND with SOLICITED")
     void solicitedOnly() throws Exception {
         try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
-            CompChannel channel = b.track(b.context.createCompChannel());
-            Cq cq = b.track(b.context.createCq(16, channel, 0));
-            QpPair pair = pairWithRecvCq(a, b, cq);
-            Mr src = a.register(64);
-            Mr dst = b.register(128);
-            pair.qpB.postRecv(RecvWr.of(1, dst, 0, 64));
-            pair.qpB.postRecv(RecvWr.of(2, dst, 64, 64));
-
-            cq.reqNotify(true);
-            pair.qpA.postSend(SendWr.send(10, src, 0, 8));
-            Expect.success(Completions.awaitOne(cq), 1, WcOpcode.RECV);
-            assertThat(channel.getCqEvent(SHORT)).as("an unsolicited receive does not wake a solicited-only CQ")
+            ChannelPair on = ChannelPair.of(a, b);
+            on.cq().reqNotify(true);
+            on.deliver(on.send(10), 1);
+            assertThat(on.channel().getCqEvent(SHORT)).as("an unsolicited receive does not wake a solicited-only CQ")
                     .isEmpty();
 
-            pair.qpA.postSend(SendWr.send(11, src, 0, 8).solicited(true));
-            Expect.success(Completions.awaitOne(cq), 2, WcOpcode.RECV);
-            Optional<Cq> event = channel.getCqEvent(Completions.PATIENCE);
+            on.deliver(on.send(11).solicited(true), 2);
+            Optional<Cq> event = on.channel().getCqEvent(Completions.PATIENCE);
             assertThat(event).as("a solicited receive wakes it").isPresent();
-            assertThat(event.get()).isSameAs(cq);
-            channel.ackCqEvents(cq, 1);
+            assertThat(event.get()).isSameAs(on.cq());
+            on.channel().ackCqEvents(on.cq(), 1);
         }
     }
 

@@ -60,21 +60,7 @@ class CqOverflowTest {
     @DisplayName("IBTA 10.10 CQ overrun: receive completions overrunning an unpolled CQ raise CQ_ERR for that CQ")
     void recvCqOverrun() throws Exception {
         try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
-            Cq small = b.track(b.context.createCq(4));
-            int n = small.capacity() + 2;
-            QpPair pair = QpPair.connect(a, b, Mtu.MTU_1024, QpPair.remoteAccess(), e -> e == b
-                    ? QpInitAttr.of(QpType.UD, b.cq, QpCap.of(n, n)).withCqs(b.cq, small)
-                    : QpInitAttr.of(QpType.UD, a.cq, QpCap.of(n, n)));
-            Mr src = a.register(64);
-            Mr dst = b.register(104L * n);
-            for (int i = 0; i < n; i++) {
-                pair.qpB.postRecv(RecvWr.of(i, dst, 104L * i, 104));
-            }
-            for (int i = 0; i < n; i++) {
-                pair.qpA.postSend(SendWr.send(100 + i, src, 0, 8).ud(pair.ahToB, pair.qpB.qpNum(), QpPair.QKEY));
-            }
-            Completions.await(a.cq, n).forEach(wc -> assertThat(wc.isSuccess()).isTrue());
-            assertCqError(b, small);
+            assertCqError(b, overrunReceiveCq(a, b));
         }
     }
 
@@ -82,21 +68,32 @@ class CqOverflowTest {
     @DisplayName("Cq.poll contract (ibv_poll_cq < 0 on mlx4/mlx5): polling an overrun CQ is EINVAL")
     void pollAfterOverrunIsEinval() throws Exception {
         try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
-            Cq small = b.track(b.context.createCq(4));
-            int n = small.capacity() + 2;
-            QpPair pair = QpPair.connect(a, b, Mtu.MTU_1024, QpPair.remoteAccess(), e -> e == b
-                    ? QpInitAttr.of(QpType.UD, b.cq, QpCap.of(n, n)).withCqs(b.cq, small)
-                    : QpInitAttr.of(QpType.UD, a.cq, QpCap.of(n, n)));
-            Mr src = a.register(64);
-            Mr dst = b.register(104L * n);
-            for (int i = 0; i < n; i++) {
-                pair.qpB.postRecv(RecvWr.of(i, dst, 104L * i, 104));
-                pair.qpA.postSend(SendWr.send(100 + i, src, 0, 8).ud(pair.ahToB, pair.qpB.qpNum(), QpPair.QKEY));
-            }
-            Completions.await(a.cq, n);
+            Cq small = overrunReceiveCq(a, b);
             assertCqError(b, small);
             Expect.errno("poll after the overrun", Errno.EINVAL, () -> small.poll(new org.roce4j.verbs.WorkCompletion[1]));
         }
+    }
+
+    /**
+     * A UD pair whose B receives into a small CQ that nobody polls, and capacity + 2 datagrams sent
+     * to it, every send completed SUCCESS on A: {@return the overrun CQ}
+     */
+    private static Cq overrunReceiveCq(Endpoint a, Endpoint b) {
+        Cq small = b.track(b.context.createCq(4));
+        int n = small.capacity() + 2;
+        QpPair pair = QpPair.connect(a, b, Mtu.MTU_1024, QpPair.remoteAccess(), e -> e == b
+                ? QpInitAttr.of(QpType.UD, b.cq, QpCap.of(n, n)).withCqs(b.cq, small)
+                : QpInitAttr.of(QpType.UD, a.cq, QpCap.of(n, n)));
+        Mr src = a.register(64);
+        Mr dst = b.register(104L * n);
+        for (int i = 0; i < n; i++) {
+            pair.qpB.postRecv(RecvWr.of(i, dst, 104L * i, 104));
+        }
+        for (int i = 0; i < n; i++) {
+            pair.qpA.postSend(SendWr.send(100 + i, src, 0, 8).ud(pair.ahToB, pair.qpB.qpNum(), QpPair.QKEY));
+        }
+        Completions.await(a.cq, n).forEach(wc -> assertThat(wc.isSuccess()).isTrue());
+        return small;
     }
 
     private static void assertCqError(Endpoint endpoint, Cq cq) {

@@ -69,6 +69,20 @@ final class Endpoint implements AutoCloseable {
         return register(size, ALL_ACCESS);
     }
 
+    /** Memory once registered and then deregistered ({@code ibv_dereg_mr}): the address and rkey it had. */
+    record Deregistered(MemorySegment memory, long address, int rkey) {
+    }
+
+    /** {@return 64 bytes of canary-filled memory registered with every right, then deregistered} */
+    Deregistered deregistered() {
+        MemorySegment memory = allocate(64);
+        Bytes.canary(memory);
+        Mr gone = pd.regMr(memory, ALL_ACCESS);
+        Deregistered region = new Deregistered(memory, gone.address(), gone.rkey());
+        gone.close();
+        return region;
+    }
+
     <T extends AutoCloseable> T track(T resource) {
         tracked.push(resource);
         return resource;

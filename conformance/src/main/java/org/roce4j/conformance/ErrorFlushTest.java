@@ -102,12 +102,7 @@ class ErrorFlushTest {
             Expect.flushed(Completions.await(b.cq, 1), 1);
             pair.qpB.modify(new QpAttr().qpState(QpState.RESET));
             pair.qpA.modify(new QpAttr().qpState(QpState.RESET));
-            QpPair.toInit(pair.qpA, type, QpPair.remoteAccess());
-            QpPair.toInit(pair.qpB, type, QpPair.remoteAccess());
-            QpPair.toRtr(pair.qpA, type, Mtu.MTU_1024, b.gid(), pair.qpB.qpNum(), 77);
-            QpPair.toRtr(pair.qpB, type, Mtu.MTU_1024, a.gid(), pair.qpA.qpNum(), 99);
-            QpPair.toRts(pair.qpA, type, 99);
-            QpPair.toRts(pair.qpB, type, 77);
+            QpPair.connect(QpPair.bringUp(Mtu.MTU_1024, QpPair.remoteAccess()), pair.qpA, pair.qpB, a, b, 99, 77);
             pair.qpB.postRecv(RecvWr.of(2, dst, 0, 64));
             Mr src = a.register(64);
             byte[] data = Bytes.pattern(4, 64);

@@ -182,17 +182,12 @@ class MemoryRegistrationTest {
     void deregisteredRkeyIsRemoteAccessError() throws Exception {
         try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
             QpPair pair = QpPair.connect(a, b, QpType.RC, Mtu.MTU_1024);
-            MemorySegment memory = b.allocate(64);
-            Bytes.canary(memory);
-            Mr target = b.pd.regMr(memory, Endpoint.ALL_ACCESS);
-            long address = target.address();
-            int rkey = target.rkey();
-            target.close();
+            Endpoint.Deregistered gone = b.deregistered();
             Mr src = a.register(64);
             Bytes.write(src.segment(), 0, Bytes.pattern(1, 64));
-            pair.qpA.postSend(SendWr.rdmaWrite(5, src, 0, 64, address, rkey));
+            pair.qpA.postSend(SendWr.rdmaWrite(5, src, 0, 64, gone.address(), gone.rkey()));
             Expect.status(Completions.awaitOne(a.cq), 5, WcStatus.REM_ACCESS_ERR);
-            Bytes.assertUntouched(memory, 0, 64, "deregistered region");
+            Bytes.assertUntouched(gone.memory(), 0, 64, "deregistered region");
         }
     }
 }

@@ -20,7 +20,7 @@ import org.roce4j.verbs.Errno;
 import org.roce4j.verbs.Mr;
 import org.roce4j.verbs.Mtu;
 import org.roce4j.verbs.Qp;
-import org.roce4j.verbs.QpAttr;
+import org.roce4j.verbs.QpBringUp;
 import org.roce4j.verbs.QpCap;
 import org.roce4j.verbs.QpInitAttr;
 import org.roce4j.verbs.QpState;
@@ -48,18 +48,11 @@ class PostValidationTest {
                 wr.ud(ah, qp.qpNum(), QpPair.QKEY);
             }
             Expect.badWr(Errno.EINVAL, 0, () -> qp.postSend(wr));
-            if (type == QpType.UD) {
-                qp.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(Endpoint.PORT).qkey(QpPair.QKEY));
-            } else {
-                QpPair.toInit(qp, type, QpPair.remoteAccess());
-            }
+            QpBringUp bringUp = QpPair.bringUp(Mtu.MTU_1024, QpPair.remoteAccess());
+            bringUp.init(qp);
             assertThat(qp.state()).isEqualTo(QpState.INIT);
             Expect.badWr(Errno.EINVAL, 0, () -> qp.postSend(wr));
-            if (type == QpType.UD) {
-                qp.modify(new QpAttr().qpState(QpState.RTR));
-            } else {
-                QpPair.toRtr(qp, type, Mtu.MTU_1024, e.gid(), qp.qpNum(), 0);
-            }
+            bringUp.readyToReceive(qp, new QpBringUp.Remote(qp.qpNum(), 0, e.gid()));
             assertThat(qp.state()).isEqualTo(QpState.RTR);
             Expect.badWr(Errno.EINVAL, 0, () -> qp.postSend(wr));
             assertThat(Completions.drain(e.cq)).as("a refused post completes nothing").isEmpty();
@@ -74,12 +67,7 @@ class PostValidationTest {
             Qp qp = e.track(e.pd.createQp(QpInitAttr.of(type, e.cq, QpCap.of(4, 4))));
             Mr mr = e.register(64);
             Expect.badWr(Errno.EINVAL, 0, () -> qp.postRecv(RecvWr.of(1, mr, 0, 64)));
-            if (type == QpType.UD) {
-                qp.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(Endpoint.PORT)
-                        .qkey(QpPair.QKEY));
-            } else {
-                QpPair.toInit(qp, type, QpPair.remoteAccess());
-            }
+            QpPair.bringUp(Mtu.MTU_1024, QpPair.remoteAccess()).init(qp);
             qp.postRecv(RecvWr.of(2, mr, 0, 64));
         }
     }
@@ -198,7 +186,7 @@ class PostValidationTest {
     void recvQueueFullIsEnomem() throws Exception {
         try (Endpoint e = Endpoint.first()) {
             Qp qp = e.track(e.pd.createQp(QpInitAttr.of(QpType.RC, e.cq, QpCap.of(4, 4))));
-            QpPair.toInit(qp, QpType.RC, QpPair.remoteAccess());
+            QpPair.bringUp(Mtu.MTU_1024, QpPair.remoteAccess()).init(qp);
             int depth = qp.initAttr().cap().maxRecvWr();
             Mr mr = e.register(64);
             for (int i = 0; i < depth; i++) {
@@ -265,7 +253,7 @@ class PostValidationTest {
         try (Endpoint e = Endpoint.first()) {
             var srq = e.track(e.pd.createSrq(new org.roce4j.verbs.SrqInitAttr(8, 1, 0)));
             Qp qp = e.track(e.pd.createQp(QpInitAttr.of(QpType.RC, e.cq, QpCap.of(4, 0)).withSrq(srq)));
-            QpPair.toInit(qp, QpType.RC, EnumSet.noneOf(AccessFlag.class));
+            QpPair.bringUp(Mtu.MTU_1024, EnumSet.noneOf(AccessFlag.class)).init(qp);
             Mr mr = e.register(64);
             Expect.badWr(Errno.EINVAL, 0, () -> qp.postRecv(RecvWr.of(1, mr, 0, 64)));
         }

@@ -1,16 +1,16 @@
 package org.roce4j.conformance;
 
 import java.util.EnumSet;
+import java.util.Set;
+import java.util.function.Function;
 
 import org.roce4j.verbs.AccessFlag;
 import org.roce4j.verbs.Ah;
-import org.roce4j.verbs.AhAttr;
 import org.roce4j.verbs.Mtu;
 import org.roce4j.verbs.Qp;
-import org.roce4j.verbs.QpAttr;
+import org.roce4j.verbs.QpBringUp;
 import org.roce4j.verbs.QpCap;
 import org.roce4j.verbs.QpInitAttr;
-import org.roce4j.verbs.QpState;
 import org.roce4j.verbs.QpType;
 
 /**
@@ -40,72 +40,58 @@ final class QpPair {
     }
 
     static QpPair connect(Endpoint a, Endpoint b, QpType type, Mtu mtu) {
-        return connect(a, b, type, mtu, QpCap.of(64, 64), Endpoint.ALL_ACCESS.stream()
-                .filter(f -> f != AccessFlag.LOCAL_WRITE).collect(() -> EnumSet.noneOf(AccessFlag.class),
-                        EnumSet::add, EnumSet::addAll));
+        return connect(a, b, type, mtu, QpCap.of(64, 64), remoteAccess());
     }
 
-    static QpPair connect(Endpoint a, Endpoint b, QpType type, Mtu mtu, QpCap cap,
-                          java.util.Set<AccessFlag> remoteAccess) {
+    static QpPair connect(Endpoint a, Endpoint b, QpType type, Mtu mtu, QpCap cap, Set<AccessFlag> remoteAccess) {
         return connect(a, b, mtu, remoteAccess, e -> QpInitAttr.of(type, e.cq, cap));
     }
 
     /** The default remote rights: REMOTE_WRITE, REMOTE_READ and REMOTE_ATOMIC. */
-    static java.util.Set<AccessFlag> remoteAccess() {
+    static Set<AccessFlag> remoteAccess() {
         return EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC);
+    }
+
+    /**
+     * The suite's bring-up: ibv_rc_pingpong's values, the endpoints' port and GID index, Q_Key
+     * {@link #QKEY}, 16 READs/atomics outstanding each way.
+     */
+    static QpBringUp bringUp(Mtu mtu, Set<AccessFlag> remoteAccess) {
+        return QpBringUp.pingpong().withPortNum(Endpoint.PORT).withSgidIndex(Endpoint.GID_INDEX).withQkey(QKEY)
+                .withPathMtu(mtu).withRemoteAccess(remoteAccess).withRdAtomic(16, 16);
     }
 
     /**
      * A pair whose QPs are created from {@code initAttr(endpoint)} (its type, CQs, SRQ, caps, sq_sig_all),
      * then connected as {@link #connect(Endpoint, Endpoint, QpType, Mtu)} does.
      */
-    static QpPair connect(Endpoint a, Endpoint b, Mtu mtu, java.util.Set<AccessFlag> remoteAccess,
-                          java.util.function.Function<Endpoint, QpInitAttr> initAttr) {
+    static QpPair connect(Endpoint a, Endpoint b, Mtu mtu, Set<AccessFlag> remoteAccess,
+                          Function<Endpoint, QpInitAttr> initAttr) {
         QpInitAttr initA = initAttr.apply(a);
-        QpType type = initA.type();
         Qp qpA = a.track(a.pd.createQp(initA));
         Qp qpB = b.track(b.pd.createQp(initAttr.apply(b)));
-        if (type == QpType.UD) {
-            toRtsUd(qpA);
-            toRtsUd(qpB);
-            Ah ahToB = a.track(a.pd.createAh(AhAttr.of(b.gid(), Endpoint.GID_INDEX, Endpoint.PORT)));
-            Ah ahToA = b.track(b.pd.createAh(AhAttr.of(a.gid(), Endpoint.GID_INDEX, Endpoint.PORT)));
+        QpBringUp bringUp = bringUp(mtu, remoteAccess);
+        if (initA.type() == QpType.UD) {
+            bringUp.activate(qpA, FIRST_PSN_A);
+            bringUp.activate(qpB, FIRST_PSN_A);
+            Ah ahToB = a.track(a.pd.createAh(bringUp.path(b.gid())));
+            Ah ahToA = b.track(b.pd.createAh(bringUp.path(a.gid())));
             return new QpPair(a, b, qpA, qpB, ahToB, ahToA);
         }
-        toInit(qpA, type, remoteAccess);
-        toInit(qpB, type, remoteAccess);
-        toRtr(qpA, type, mtu, b.gid(), qpB.qpNum(), FIRST_PSN_B);
-        toRtr(qpB, type, mtu, a.gid(), qpA.qpNum(), FIRST_PSN_A);
-        toRts(qpA, type, FIRST_PSN_A);
-        toRts(qpB, type, FIRST_PSN_B);
+        connect(bringUp, qpA, qpB, a, b, FIRST_PSN_A, FIRST_PSN_B);
         return new QpPair(a, b, qpA, qpB, null, null);
     }
 
-    static void toInit(Qp qp, QpType type, java.util.Set<AccessFlag> remoteAccess) {
-        qp.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(Endpoint.PORT)
-                .qpAccessFlags(remoteAccess));
-    }
-
-    static void toRtr(Qp qp, QpType type, Mtu mtu, org.roce4j.verbs.Gid peer, int peerQpn, int peerFirstPsn) {
-        QpAttr attr = new QpAttr().qpState(QpState.RTR).pathMtu(mtu).destQpNum(peerQpn).rqPsn(peerFirstPsn)
-                .ahAttr(AhAttr.of(peer, Endpoint.GID_INDEX, Endpoint.PORT));
-        if (type == QpType.RC) {
-            attr.maxDestRdAtomic(16).minRnrTimer(12);
-        }
-        qp.modify(attr);
-    }
-
-    static void toRts(Qp qp, QpType type, int firstPsn) {
-        QpAttr attr = new QpAttr().qpState(QpState.RTS).sqPsn(firstPsn);
-        if (type == QpType.RC) {
-            attr.timeout(14).retryCnt(7).rnrRetry(7).maxRdAtomic(16);
-        }
-        qp.modify(attr);
-    }
-
-    static void toRtsUd(Qp qp) {
-        qp.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(Endpoint.PORT).qkey(QKEY));
-        qp.modify(new QpAttr().qpState(QpState.RTR));
-        qp.modify(new QpAttr().qpState(QpState.RTS).sqPsn(FIRST_PSN_A));
+    /**
+     * Brings two RC or UC QPs from RESET to RTS towards each other, step by step in turn (both INIT,
+     * both RTR, both RTS), A sending from {@code psnA} and B from {@code psnB}.
+     */
+    static void connect(QpBringUp bringUp, Qp qpA, Qp qpB, Endpoint a, Endpoint b, int psnA, int psnB) {
+        bringUp.init(qpA);
+        bringUp.init(qpB);
+        bringUp.readyToReceive(qpA, new QpBringUp.Remote(qpB.qpNum(), psnB, b.gid()));
+        bringUp.readyToReceive(qpB, new QpBringUp.Remote(qpA.qpNum(), psnA, a.gid()));
+        bringUp.readyToSend(qpA, psnA);
+        bringUp.readyToSend(qpB, psnB);
     }
 }

@@ -203,7 +203,7 @@ class QpStateMachineTest {
         assertThat(qp.state()).isEqualTo(QpState.RESET);
         Mtu max = endpoint.context.queryPort(Endpoint.PORT).maxMtu();
         if (max != Mtu.MTU_4096) {
-            QpPair.toInit(qp, QpType.RC, EnumSet.noneOf(AccessFlag.class));
+            QpPair.bringUp(max, EnumSet.noneOf(AccessFlag.class)).init(qp);
             QpAttr attr = values(qp, QpState.INIT, QpState.RTR,
                     withState(QpTransitions.attributes(QpType.RC, QpState.INIT, QpState.RTR).required()));
             attr.pathMtu(Mtu.of(max.value() + 1));

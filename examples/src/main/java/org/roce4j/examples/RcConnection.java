@@ -17,6 +17,11 @@ import org.roce4j.verbs.QpType;
  * An RC queue pair brought to RTS the way {@code ibv_rc_pingpong} does it. The peers learn each
  * other's {@link Address} out of band — over TCP in a real deployment; the examples hand it over
  * in memory, both sides living in one process.
+ *
+ * <p>This is the one place in the project that spells out the RESET → INIT → RTR → RTS modifies by
+ * hand, on purpose: it shows which attributes each step carries. Everywhere else (UdPeer here too)
+ * calls {@link org.roce4j.verbs.QpBringUp}, which sends the same attributes, taken from
+ * {@link org.roce4j.verbs.QpTransitions}.
  */
 public final class RcConnection {
     /** What two RC peers exchange before connecting: QP number, first PSN, GID. */

@@ -14,10 +14,9 @@ import org.roce4j.verbs.Cq;
 import org.roce4j.verbs.Gid;
 import org.roce4j.verbs.Mr;
 import org.roce4j.verbs.Qp;
-import org.roce4j.verbs.QpAttr;
+import org.roce4j.verbs.QpBringUp;
 import org.roce4j.verbs.QpCap;
 import org.roce4j.verbs.QpInitAttr;
-import org.roce4j.verbs.QpState;
 import org.roce4j.verbs.QpType;
 import org.roce4j.verbs.RecvWr;
 import org.roce4j.verbs.SendWr;
@@ -54,9 +53,9 @@ final class UdPeer {
         this.sendCq = endpoint.keep(endpoint.context().createCq(receives));
         this.qp = endpoint.keep(endpoint.pd().createQp(QpInitAttr.of(QpType.UD, endpoint.cq(), QpCap.of(receives, receives))
                 .withCqs(sendCq, endpoint.cq())));
-        qp.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(Endpoint.PORT).qkey(QKEY));
-        qp.modify(new QpAttr().qpState(QpState.RTR));
-        qp.modify(new QpAttr().qpState(QpState.RTS).sqPsn(0));
+        // RESET -> INIT (port, P_Key index, Q_Key) -> RTR -> RTS (first PSN): the library's bring-up.
+        // RcConnection spells the steps out once, for the reader.
+        QpBringUp.pingpong().withPortNum(Endpoint.PORT).withSgidIndex(Endpoint.GID_INDEX).withQkey(QKEY).activate(qp, 0);
         this.receiveBuffers = endpoint.register((long) receives * slotBytes(), EnumSet.of(AccessFlag.LOCAL_WRITE));
         this.sendBuffer = endpoint.register(datagramBytes, EnumSet.of(AccessFlag.LOCAL_WRITE));
         for (int i = 0; i < receives; i++) {

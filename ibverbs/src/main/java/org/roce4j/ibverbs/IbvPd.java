@@ -22,6 +22,7 @@ import org.roce4j.verbs.QpInitAttr;
 import org.roce4j.verbs.Srq;
 import org.roce4j.verbs.SrqInitAttr;
 import org.roce4j.verbs.VerbsException;
+import org.roce4j.verbs.spi.RegisteredMemory;
 
 /** A protection domain: {@code struct ibv_pd *}. */
 @SuppressWarnings("restricted")   // this is the module that calls native code (FFM)
@@ -49,28 +50,17 @@ final class IbvPd extends Resource implements Pd {
         Objects.requireNonNull(memory, "memory");
         Objects.requireNonNull(access, "access");
         checkOpen("ibv_reg_mr");
-        if (!memory.isNative()) {
-            throw new VerbsException(Errno.EINVAL, "ibv_reg_mr: a heap segment cannot be registered: the RNIC "
-                    + "reads and writes a fixed address, so allocate the memory natively (Arena.allocate)");
-        }
-        if (memory.byteSize() == 0) {
-            throw new VerbsException(Errno.EINVAL, "ibv_reg_mr: empty memory");
-        }
+        String problem = RegisteredMemory.registrationProblem(memory, iova, access);
         // Not a check libibverbs makes: it cannot know that Java already freed the memory. The kernel
         // would pin whatever is mapped at that address now, and the device would write into memory the
         // JVM hands out again — corruption, which issue 13 rules out for any verbs call.
-        if (!memory.scope().isAlive()) {
-            throw new VerbsException(Errno.EINVAL, "ibv_reg_mr: the segment's arena is already closed");
+        if (problem == null && !memory.scope().isAlive()) {
+            problem = "the segment's arena is already closed";
+        }
+        if (problem != null) {
+            throw new VerbsException(Errno.EINVAL, "ibv_reg_mr: " + problem);
         }
         int bits = AccessFlag.bits(access);
-        // IBTA 10.6.3.1 (o10-26): remote write or atomic access needs local write; the kernel says EINVAL too.
-        if ((access.contains(AccessFlag.REMOTE_WRITE) || access.contains(AccessFlag.REMOTE_ATOMIC))
-                && !access.contains(AccessFlag.LOCAL_WRITE)) {
-            throw new VerbsException(Errno.EINVAL, "ibv_reg_mr: REMOTE_WRITE or REMOTE_ATOMIC without LOCAL_WRITE");
-        }
-        if (Long.compareUnsigned(iova + memory.byteSize() - 1, iova) < 0) {
-            throw new VerbsException(Errno.EINVAL, "ibv_reg_mr_iova: iova + length wraps past 2^64");
-        }
         MemorySegment mr = iova == memory.address()
                 ? LibIbverbs.pointer("ibv_reg_mr", context.lib.regMr, pd, memory, memory.byteSize(), bits)
                 : LibIbverbs.pointer("ibv_reg_mr_iova", context.lib.regMrIova, pd, memory, memory.byteSize(), iova, bits);

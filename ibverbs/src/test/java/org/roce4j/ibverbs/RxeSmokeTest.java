@@ -15,16 +15,14 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.roce4j.verbs.AccessFlag;
-import org.roce4j.verbs.AhAttr;
 import org.roce4j.verbs.Context;
 import org.roce4j.verbs.Cq;
 import org.roce4j.verbs.Device;
 import org.roce4j.verbs.Gid;
 import org.roce4j.verbs.Mr;
-import org.roce4j.verbs.Mtu;
 import org.roce4j.verbs.Pd;
 import org.roce4j.verbs.Qp;
-import org.roce4j.verbs.QpAttr;
+import org.roce4j.verbs.QpBringUp;
 import org.roce4j.verbs.QpCap;
 import org.roce4j.verbs.QpInitAttr;
 import org.roce4j.verbs.QpState;
@@ -71,16 +69,13 @@ class RxeSmokeTest {
         a = pd.createQp(QpInitAttr.of(QpType.RC, cq, QpCap.of(16, 16)));
         b = pd.createQp(QpInitAttr.of(QpType.RC, cq, QpCap.of(16, 16)));
         Gid gid = context.queryGid(1, 1);
-        for (Qp qp : List.of(a, b)) {
-            qp.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1)
-                    .qpAccessFlags(EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC)));
-        }
+        QpBringUp bringUp = QpBringUp.pingpong().withRdAtomic(16, 16);
+        bringUp.init(a);
+        bringUp.init(b);
         for (Qp qp : List.of(a, b)) {
             Qp peer = qp == a ? b : a;
-            qp.modify(new QpAttr().qpState(QpState.RTR).pathMtu(Mtu.MTU_1024).destQpNum(peer.qpNum())
-                    .rqPsn(peer == a ? 100 : 200).ahAttr(AhAttr.of(gid, 1, 1)).maxDestRdAtomic(16).minRnrTimer(12));
-            qp.modify(new QpAttr().qpState(QpState.RTS).sqPsn(qp == a ? 100 : 200).timeout(14).retryCnt(7)
-                    .rnrRetry(7).maxRdAtomic(16));
+            bringUp.readyToReceive(qp, new QpBringUp.Remote(peer.qpNum(), peer == a ? 100 : 200, gid));
+            bringUp.readyToSend(qp, qp == a ? 100 : 200);
         }
     }
 

@@ -13,6 +13,7 @@ import java.util.Map;
 
 import org.roce4j.emulator.fabric.Faults;
 import org.roce4j.wire.DecodeResult;
+import org.roce4j.wire.FrameText;
 import org.roce4j.wire.RoceDecoder;
 import org.roce4j.wire.RoceFrame;
 import org.roce4j.wire.pcap.PcapReader;
@@ -53,7 +54,7 @@ final class FailureReport {
                 .append(" completion event(s) on ").append(cq).append('\n'));
         if (settings.lastFrames() > 0) {
             Map<String, String> names = new LinkedHashMap<>();
-            test.nodes().forEach(node -> names.put(FrameLines.address(node.address()), node.name()));
+            test.nodes().forEach(node -> names.put(FrameText.address(node.address()), node.name()));
             lastFramesPerQp(test.pcap(), settings.lastFrames(), names, out);
         }
         out.append("==== end of roce4j testkit report ====");
@@ -96,7 +97,7 @@ final class FailureReport {
                     notRoce.add(line);
                     continue;
                 }
-                String destination = FrameLines.address(frame.ip().destination());
+                String destination = FrameText.address(frame.ip().destination());
                 String device = deviceByAddress.get(destination);
                 String key = String.format(Locale.ROOT, "QP 0x%06x at %s%s", frame.packet().bth().destQp(),
                         destination, device == null ? "" : " (" + device + ")");

@@ -10,7 +10,6 @@ import java.util.Set;
 
 import org.roce4j.verbs.AccessFlag;
 import org.roce4j.verbs.Ah;
-import org.roce4j.verbs.AhAttr;
 import org.roce4j.verbs.Context;
 import org.roce4j.verbs.Cq;
 import org.roce4j.verbs.Gid;
@@ -18,10 +17,9 @@ import org.roce4j.verbs.Mr;
 import org.roce4j.verbs.Mtu;
 import org.roce4j.verbs.Pd;
 import org.roce4j.verbs.Qp;
-import org.roce4j.verbs.QpAttr;
+import org.roce4j.verbs.QpBringUp;
 import org.roce4j.verbs.QpCap;
 import org.roce4j.verbs.QpInitAttr;
-import org.roce4j.verbs.QpState;
 import org.roce4j.verbs.QpType;
 
 /**
@@ -250,6 +248,17 @@ public final class QpPair implements AutoCloseable {
             return this;
         }
 
+        /** The bring-up of this pair's QPs: ibv_rc_pingpong's, with this builder's settings. */
+        private QpBringUp bringUp(Mtu pathMtu) {
+            // The UC service has SEND and RDMA WRITE only: of the remote rights, REMOTE_WRITE alone carries over.
+            Set<AccessFlag> access = type != QpType.UC ? remoteAccess
+                    : remoteAccess.contains(AccessFlag.REMOTE_WRITE)
+                            ? EnumSet.of(AccessFlag.REMOTE_WRITE) : EnumSet.noneOf(AccessFlag.class);
+            return QpBringUp.pingpong().withPortNum(RdmaNode.PORT).withSgidIndex(RdmaNode.GID_INDEX)
+                    .withQkey(UD_QKEY).withPathMtu(pathMtu).withRemoteAccess(access).withTimeout(timeout)
+                    .withRetryCnt(retryCnt).withRnrRetry(rnrRetry).withRdAtomic(maxRdAtomic, maxRdAtomic);
+        }
+
         /**
          * {@return the two QPs, connected}
          *
@@ -331,30 +340,13 @@ public final class QpPair implements AutoCloseable {
         /** RESET → INIT → RTR → RTS as ibv_rc_pingpong's pp_connect_ctx (UD: as ibv_ud_pingpong's). */
         private void connect(Side other, int myPsn, int peerPsn, Mtu pathMtu) {
             this.peer = other;
-            QpType type = settings.type;
-            if (type == QpType.UD) {
-                qp.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(RdmaNode.PORT).qkey(UD_QKEY));
-                qp.modify(new QpAttr().qpState(QpState.RTR));
-                qp.modify(new QpAttr().qpState(QpState.RTS).sqPsn(myPsn));
-                ahToPeer = keep(pd.createAh(AhAttr.of(other.gid(), RdmaNode.GID_INDEX, RdmaNode.PORT)));
+            QpBringUp bringUp = settings.bringUp(pathMtu);
+            if (settings.type == QpType.UD) {
+                bringUp.activate(qp, myPsn);
+                ahToPeer = keep(pd.createAh(bringUp.path(other.gid())));
                 return;
             }
-            qp.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(RdmaNode.PORT)
-                    .qpAccessFlags(type == QpType.RC ? settings.remoteAccess
-                            : settings.remoteAccess.contains(AccessFlag.REMOTE_WRITE)
-                                    ? EnumSet.of(AccessFlag.REMOTE_WRITE) : EnumSet.noneOf(AccessFlag.class)));
-            QpAttr rtr = new QpAttr().qpState(QpState.RTR).pathMtu(pathMtu).destQpNum(other.qp.qpNum())
-                    .rqPsn(peerPsn).ahAttr(AhAttr.of(other.gid(), RdmaNode.GID_INDEX, RdmaNode.PORT));
-            if (type == QpType.RC) {
-                rtr.maxDestRdAtomic(settings.maxRdAtomic).minRnrTimer(12);
-            }
-            qp.modify(rtr);
-            QpAttr rts = new QpAttr().qpState(QpState.RTS).sqPsn(myPsn);
-            if (type == QpType.RC) {
-                rts.timeout(settings.timeout).retryCnt(settings.retryCnt).rnrRetry(settings.rnrRetry)
-                        .maxRdAtomic(settings.maxRdAtomic);
-            }
-            qp.modify(rts);
+            bringUp.connect(qp, myPsn, new QpBringUp.Remote(other.qp.qpNum(), peerPsn, other.gid()));
         }
 
         /** {@return the context this side lives on} */

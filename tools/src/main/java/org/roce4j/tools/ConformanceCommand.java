@@ -15,9 +15,7 @@ import org.roce4j.conformance.ConformanceSuite;
 import org.roce4j.conformance.Departures;
 import org.roce4j.verbs.Device;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code roce4j conformance [-d DEV] [--departures LIST] [--strict] [--only REGEX] [-o FILE]}: runs the
@@ -30,7 +28,7 @@ import picocli.CommandLine.Spec;
             "one line per behaviour (PASS, FAIL, DEPARTURE: a failure the device is known for, SKIPPED),",
             "last line 'N passed, N failed, N skipped'. Exit status 0 when some test ran and every failure",
             "is a listed departure with its listed outcome, 1 otherwise, 2 when the suite cannot run.", ""})
-final class ConformanceCommand implements Callable<Integer>, PeerEnvironment.User {
+final class ConformanceCommand extends PeerCommand implements Callable<Integer> {
     private static final String AUTO = "auto";
     private static final String EXAMPLES_PROPERTY = "roce4j.properties.examples";
 
@@ -60,16 +58,6 @@ final class ConformanceCommand implements Callable<Integer>, PeerEnvironment.Use
 
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help and exit")
     private boolean help;
-
-    @Spec
-    private CommandSpec spec;
-
-    private PeerEnvironment environment = PeerEnvironment.system();
-
-    @Override
-    public void environment(PeerEnvironment peerEnvironment) {
-        environment = peerEnvironment;
-    }
 
     @Override
     public Integer call() throws Exception {

@@ -5,11 +5,9 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.EnumSet;
-import java.util.List;
 import java.util.Set;
 
 import org.roce4j.verbs.AccessFlag;
-import org.roce4j.verbs.AhAttr;
 import org.roce4j.verbs.Context;
 import org.roce4j.verbs.Cq;
 import org.roce4j.verbs.Device;
@@ -18,10 +16,9 @@ import org.roce4j.verbs.Mr;
 import org.roce4j.verbs.Mtu;
 import org.roce4j.verbs.Pd;
 import org.roce4j.verbs.Qp;
-import org.roce4j.verbs.QpAttr;
+import org.roce4j.verbs.QpBringUp;
 import org.roce4j.verbs.QpCap;
 import org.roce4j.verbs.QpInitAttr;
-import org.roce4j.verbs.QpState;
 import org.roce4j.verbs.QpType;
 import org.roce4j.verbs.RecvWr;
 import org.roce4j.verbs.SendWr;
@@ -206,20 +203,15 @@ final class DemoScenario {
         checkLong(b.memory, B_COUNTER, 0xC0FFEE, "B's counter");
     }
 
+    /** ibv_rc_pingpong's pp_connect_ctx on both sides: both INIT, then each to RTR and RTS in turn. */
     private void connect(Qp qpA, Qp qpB, Gid gidA, Gid gidB) {
-        Set<AccessFlag> remote = EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC);
-        for (Qp qp : List.of(qpA, qpB)) {
-            qp.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(PORT).qpAccessFlags(remote));
-        }
-        toRtrAndRts(qpA, gidB, qpB.qpNum(), PSN_B, PSN_A);
-        toRtrAndRts(qpB, gidA, qpA.qpNum(), PSN_A, PSN_B);
-    }
-
-    private void toRtrAndRts(Qp qp, Gid peer, int peerQpn, int peerPsn, int ownPsn) {
-        qp.modify(new QpAttr().qpState(QpState.RTR).pathMtu(mtu).destQpNum(peerQpn).rqPsn(peerPsn)
-                .ahAttr(AhAttr.of(peer, GID_INDEX, PORT)).maxDestRdAtomic(1).minRnrTimer(12));
-        qp.modify(new QpAttr().qpState(QpState.RTS).sqPsn(ownPsn).timeout(14).retryCnt(7).rnrRetry(7)
-                .maxRdAtomic(1));
+        QpBringUp bringUp = QpBringUp.pingpong().withPortNum(PORT).withSgidIndex(GID_INDEX).withPathMtu(mtu);
+        bringUp.init(qpA);
+        bringUp.init(qpB);
+        bringUp.readyToReceive(qpA, new QpBringUp.Remote(qpB.qpNum(), PSN_B, gidB));
+        bringUp.readyToSend(qpA, PSN_A);
+        bringUp.readyToReceive(qpB, new QpBringUp.Remote(qpA.qpNum(), PSN_A, gidA));
+        bringUp.readyToSend(qpB, PSN_B);
     }
 
     private void step(String what, int length) {

@@ -5,25 +5,13 @@ import java.util.concurrent.Callable;
 
 import org.roce4j.verbs.Device;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** {@code roce4j devices}: the device list as {@code ibv_devices} prints it (name and node GUID). */
 @Command(name = "devices", description = {"Like ibv_devices: lists the RDMA devices and their node GUIDs.", ""})
-final class DevicesCommand implements Callable<Integer>, PeerEnvironment.User {
+final class DevicesCommand extends PeerCommand implements Callable<Integer> {
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help and exit")
     private boolean help;
-
-    @Spec
-    private CommandSpec spec;
-
-    private PeerEnvironment environment = PeerEnvironment.system();
-
-    @Override
-    public void environment(PeerEnvironment peerEnvironment) {
-        environment = peerEnvironment;
-    }
 
     @Override
     public Integer call() {

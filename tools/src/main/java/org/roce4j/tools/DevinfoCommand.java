@@ -11,9 +11,7 @@ import org.roce4j.verbs.Gid;
 import org.roce4j.verbs.PortAttr;
 import org.roce4j.verbs.VerbsException;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code roce4j devinfo [-d DEV] [-i PORT] [-l] [-v]}: devices and ports as {@code ibv_devinfo}
@@ -24,7 +22,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "devinfo", sortOptions = false,
         description = {"Like ibv_devinfo: prints each RDMA device's attributes and ports; -v adds the limits",
             "and the GID table.", ""})
-final class DevinfoCommand implements Callable<Integer>, PeerEnvironment.User {
+final class DevinfoCommand extends PeerCommand implements Callable<Integer> {
     @Option(names = {"-d", "--ib-dev"}, paramLabel = "DEV",
             description = "use IB device DEV (default: all devices); emu:ADDRESS or emu:IFNAME for a UDP emulated RNIC")
     private String ibDev;
@@ -41,16 +39,6 @@ final class DevinfoCommand implements Callable<Integer>, PeerEnvironment.User {
 
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help and exit")
     private boolean help;
-
-    @Spec
-    private CommandSpec spec;
-
-    private PeerEnvironment environment = PeerEnvironment.system();
-
-    @Override
-    public void environment(PeerEnvironment peerEnvironment) {
-        environment = peerEnvironment;
-    }
 
     @Override
     public Integer call() {

@@ -4,14 +4,13 @@ import static java.lang.String.format;
 import static java.util.Locale.ROOT;
 
 import java.io.PrintWriter;
-import org.roce4j.wire.Bth;
 import org.roce4j.wire.DecodeResult;
 import org.roce4j.wire.EthernetHeader;
 import org.roce4j.wire.ExtensionHeader;
+import org.roce4j.wire.FrameText;
 import org.roce4j.wire.HeaderType;
 import org.roce4j.wire.Ipv4Header;
 import org.roce4j.wire.Ipv6Header;
-import org.roce4j.wire.Opcode;
 import org.roce4j.wire.RoceFrame;
 import org.roce4j.wire.RocePacket;
 import org.roce4j.wire.UdpHeader;
@@ -38,13 +37,13 @@ final class FramePrinter {
 
     /** Prints frame {@code number} (from 1), captured {@code relativeNanos} after the first one. */
     void print(long number, long relativeNanos, PcapRecord record, DecodeResult result) {
-        String prefix = number + " " + seconds(relativeNanos) + " ";
+        String prefix = number + " " + FrameText.seconds(relativeNanos) + " ";
         String capture = record.truncated()
                 ? format(ROOT, " [captured %d of %d bytes]", record.data().length, record.originalLength())
                 : "";
         switch (result) {
             case DecodeResult.Decoded decoded -> {
-                out.println(prefix + summary(decoded.frame()) + " ICRC ok" + capture);
+                out.println(prefix + FrameText.summary(decoded.frame()) + " ICRC ok" + capture);
                 if (verbose) {
                     details(decoded.frame());
                     out.println(INDENT + format(ROOT, "ICRC 0x%08x ok", decoded.icrc()));
@@ -52,7 +51,7 @@ final class FramePrinter {
             }
             case DecodeResult.Dropped dropped when dropped.parsed().isPresent() -> {
                 // Only a bad ICRC leaves a parsed frame behind: show what the frame says.
-                out.println(prefix + summary(dropped.parsedFrame()) + " ICRC BAD" + capture);
+                out.println(prefix + FrameText.summary(dropped.parsedFrame()) + " ICRC BAD" + capture);
                 if (verbose) {
                     details(dropped.parsedFrame());
                     out.println(INDENT + "ICRC BAD: " + dropped.detail());
@@ -69,45 +68,12 @@ final class FramePrinter {
         }
     }
 
-    /** Seconds with nine decimals, like tshark's relative time column. */
-    static String seconds(long nanos) {
-        long magnitude = Math.abs(nanos);
-        return format(ROOT, "%s%d.%09d", nanos < 0 ? "-" : "", magnitude / 1_000_000_000L, magnitude % 1_000_000_000L);
-    }
-
-    private static String summary(RoceFrame frame) {
-        RocePacket packet = frame.packet();
-        Bth bth = packet.bth();
-        Opcode opcode = bth.opcode();
-        StringBuilder line = new StringBuilder()
-                .append(AddressText.of(frame.ip().source())).append(" → ").append(AddressText.of(frame.ip().destination()))
-                .append(' ').append(opcode.displayName())
-                .append(format(ROOT, " QP=0x%06x PSN=%d", bth.destQp(), bth.psn()));
-        for (ExtensionHeader header : packet.headers()) {
-            String fields = HeaderText.summary(header, opcode);
-            if (fields != null) {
-                line.append(' ').append(HeaderText.name(header.type())).append('(').append(fields).append(')');
-            }
-        }
-        if (bth.fecn()) {
-            line.append(" FECN");
-        }
-        if (bth.becn()) {
-            line.append(" BECN");
-        }
-        frame.ethernet().vlan().ifPresent(vlan -> line.append(" VLAN=").append(vlan.vlanId()));
-        if (opcode.carriesPayload()) {
-            line.append(" payload=").append(packet.payloadLength());
-        }
-        return line.toString();
-    }
-
     private void details(RoceFrame frame) {
         EthernetHeader ethernet = frame.ethernet();
         out.println(INDENT + "Ethernet " + ethernet.source() + " → " + ethernet.destination()
                 + ethernet.vlan().map(v -> format(ROOT, " VLAN=%d PCP=%d DEI=%d", v.vlanId(), v.priority(), v.dropEligible() ? 1 : 0)).orElse("")
                 + format(ROOT, " type=0x%04x", ethernet.etherType()));
-        String addresses = AddressText.of(frame.ip().source()) + " → " + AddressText.of(frame.ip().destination());
+        String addresses = FrameText.address(frame.ip().source()) + " → " + FrameText.address(frame.ip().destination());
         out.println(INDENT + switch (frame.ip()) {
             case Ipv4Header ip -> format(ROOT, "IPv4 %s DSCP=%d ECN=%d ID=0x%04x DF=%d TTL=%d",
                     addresses, ip.dscp(), ip.ecn(), ip.identification(), ip.dontFragment() ? 1 : 0, ip.ttl());
@@ -117,9 +83,9 @@ final class FramePrinter {
         UdpHeader udp = frame.udp();
         out.println(INDENT + format(ROOT, "UDP %d → %d checksum=0x%04x", udp.sourcePort(), udp.destinationPort(), udp.checksum()));
         RocePacket packet = frame.packet();
-        out.println(INDENT + HeaderText.name(HeaderType.BTH) + " " + HeaderText.bth(packet.bth()));
+        out.println(INDENT + FrameText.headerName(HeaderType.BTH) + " " + FrameText.bth(packet.bth()));
         for (ExtensionHeader header : packet.headers()) {
-            out.println(INDENT + HeaderText.name(header.type()) + " " + HeaderText.verbose(header, packet.opcode()));
+            out.println(INDENT + FrameText.headerName(header.type()) + " " + FrameText.verboseFields(header, packet.opcode()));
         }
         if (packet.opcode().carriesPayload()) {
             dump("payload", packet.payload());

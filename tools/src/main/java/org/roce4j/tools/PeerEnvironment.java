@@ -11,9 +11,4 @@ record PeerEnvironment(DeviceSelector devices, IntConsumer listening) {
     static PeerEnvironment system() {
         return new PeerEnvironment(DeviceSelector.system(), port -> { });
     }
-
-    /** A command that uses the environment; {@link Roce4j}'s factory hands it one. */
-    interface User {
-        void environment(PeerEnvironment environment);
-    }
 }

@@ -1,15 +1,14 @@
 package org.roce4j.tools;
 
 import java.security.SecureRandom;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /**
  * The perftest 6.06 tools' command lines, with perftest's letters and defaults; each tool takes the
@@ -17,10 +16,7 @@ import picocli.CommandLine.Spec;
  * bandwidth tests, {@code -A} the atomics). Exit 0 on success, 1 when the run fails, 2 for a usage
  * error.
  */
-abstract class PerftestCommand implements Callable<Integer>, PeerEnvironment.User {
-    @Spec
-    CommandSpec spec;
-
+abstract class PerftestCommand extends PeerCommand implements Callable<Integer> {
     @Parameters(index = "0", arity = "0..1", paramLabel = "HOST",
             description = "connect to the server at HOST; without it, start a server and wait for a connection")
     String host;
@@ -59,14 +55,10 @@ abstract class PerftestCommand implements Callable<Integer>, PeerEnvironment.Use
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help and exit")
     boolean help;
 
-    private PeerEnvironment environment = PeerEnvironment.system();
-
-    @Override
-    public void environment(PeerEnvironment peerEnvironment) {
-        environment = peerEnvironment;
+    /** The test this command runs, named by the command: {@code write-lat} runs WRITE_LAT. */
+    final Perftest.Test test() {
+        return Perftest.Test.valueOf(spec.name().toUpperCase(Locale.ROOT).replace('-', '_'));
     }
-
-    abstract Perftest.Test test();
 
     /** perftest's default iterations: 1000, but 5000 for write_bw. */
     int defaultIters() {
@@ -181,20 +173,11 @@ abstract class PerftestCommand implements Callable<Integer>, PeerEnvironment.Use
     @Command(name = "write-lat", sortOptions = false, description = {"Like perftest's ib_write_lat: RC RDMA WRITE "
             + "ping-pong latency, speaking perftest 6.06's TCP exchange (port 18515), so either side can be the C tool.", ""})
     static final class WriteLat extends SizedCommand {
-        @Override
-        Perftest.Test test() {
-            return Perftest.Test.WRITE_LAT;
-        }
     }
 
     @Command(name = "write-bw", sortOptions = false, description = {"Like perftest's ib_write_bw: RC RDMA WRITE "
             + "bandwidth, speaking perftest 6.06's TCP exchange (port 18515), so either side can be the C tool.", ""})
     static final class WriteBw extends SizedDepthCommand {
-        @Override
-        Perftest.Test test() {
-            return Perftest.Test.WRITE_BW;
-        }
-
         @Override
         int defaultIters() {
             return 5000;
@@ -204,37 +187,21 @@ abstract class PerftestCommand implements Callable<Integer>, PeerEnvironment.Use
     @Command(name = "read-lat", sortOptions = false, description = {"Like perftest's ib_read_lat: RC RDMA READ latency "
             + "(the client reads, the server's memory is read), speaking perftest 6.06's TCP exchange (port 18515).", ""})
     static final class ReadLat extends SizedCommand {
-        @Override
-        Perftest.Test test() {
-            return Perftest.Test.READ_LAT;
-        }
     }
 
     @Command(name = "read-bw", sortOptions = false, description = {"Like perftest's ib_read_bw: RC RDMA READ bandwidth, "
             + "speaking perftest 6.06's TCP exchange (port 18515), so either side can be the C tool.", ""})
     static final class ReadBw extends SizedDepthCommand {
-        @Override
-        Perftest.Test test() {
-            return Perftest.Test.READ_BW;
-        }
     }
 
     @Command(name = "send-lat", sortOptions = false, description = {"Like perftest's ib_send_lat: RC SEND ping-pong "
             + "latency, speaking perftest 6.06's TCP exchange (port 18515), so either side can be the C tool.", ""})
     static final class SendLat extends SizedCommand {
-        @Override
-        Perftest.Test test() {
-            return Perftest.Test.SEND_LAT;
-        }
     }
 
     @Command(name = "send-bw", sortOptions = false, description = {"Like perftest's ib_send_bw: RC SEND bandwidth (the "
             + "client sends, the server receives), speaking perftest 6.06's TCP exchange (port 18515).", ""})
     static final class SendBw extends SizedDepthCommand {
-        @Override
-        Perftest.Test test() {
-            return Perftest.Test.SEND_BW;
-        }
     }
 
     @Command(name = "atomic-lat", sortOptions = false, description = {"Like perftest's ib_atomic_lat: RC atomic latency "
@@ -242,11 +209,6 @@ abstract class PerftestCommand implements Callable<Integer>, PeerEnvironment.Use
     static final class AtomicLat extends PerftestCommand {
         @Mixin
         AtomicType atomicType;
-
-        @Override
-        Perftest.Test test() {
-            return Perftest.Test.ATOMIC_LAT;
-        }
 
         @Override
         Perftest.Atomic atomic() {
@@ -262,11 +224,6 @@ abstract class PerftestCommand implements Callable<Integer>, PeerEnvironment.Use
 
         @Mixin
         Depths depths;
-
-        @Override
-        Perftest.Test test() {
-            return Perftest.Test.ATOMIC_BW;
-        }
 
         @Override
         Perftest.Atomic atomic() {

@@ -9,7 +9,6 @@ import java.util.EnumSet;
 import java.util.random.RandomGenerator;
 
 import org.roce4j.verbs.AccessFlag;
-import org.roce4j.verbs.AhAttr;
 import org.roce4j.verbs.Context;
 import org.roce4j.verbs.Cq;
 import org.roce4j.verbs.Gid;
@@ -17,10 +16,9 @@ import org.roce4j.verbs.Mr;
 import org.roce4j.verbs.Mtu;
 import org.roce4j.verbs.Pd;
 import org.roce4j.verbs.Qp;
-import org.roce4j.verbs.QpAttr;
+import org.roce4j.verbs.QpBringUp;
 import org.roce4j.verbs.QpCap;
 import org.roce4j.verbs.QpInitAttr;
-import org.roce4j.verbs.QpState;
 import org.roce4j.verbs.QpType;
 import org.roce4j.verbs.RecvWr;
 import org.roce4j.verbs.WcStatus;
@@ -74,9 +72,7 @@ final class PerftestResources {
             qps[i] = steps.open("Couldn't create QP", () -> pd.createQp(new QpInitAttr(QpType.RC, sendCq, recvCq, null,
                     new QpCap(sendDepth, Math.max(1, recvDepth), 1, 1, 0), false)));
             Qp qp = qps[i];
-            act("Failed to modify QP " + i + " to INIT", () -> qp.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0)
-                    .portNum(options.ibPort()).qpAccessFlags(EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ,
-                            AccessFlag.REMOTE_ATOMIC))));
+            act("Failed to modify QP " + i + " to INIT", () -> bringUp(options).init(qp));
         }
         return new PerftestResources(qps, sendCq, recvCq, mr, buffer, slot, options.host() != null);
     }
@@ -112,14 +108,17 @@ final class PerftestResources {
             Qp qp = qps[i];
             PerftestAddress me = mine[i];
             PerftestAddress peer = remote[i];
-            AhAttr path = new AhAttr(peer.gid(), options.gidIndex(), 0, 0xFF, 0, 0, options.ibPort());
-            act("Failed to modify QP " + qp.qpNum() + " to RTR", () -> qp.modify(new QpAttr().qpState(QpState.RTR)
-                    .pathMtu(mtu).destQpNum(peer.qpn()).rqPsn(peer.psn()).ahAttr(path)
-                    .maxDestRdAtomic(Math.max(1, me.outReads())).minRnrTimer(12)));
             int initiatorDepth = Math.max(1, Math.min(peer.outReads(), maxInitRdAtomic));
-            act("Failed to modify QP to RTS", () -> qp.modify(new QpAttr().qpState(QpState.RTS).sqPsn(me.psn())
-                    .timeout(14).retryCnt(7).rnrRetry(7).maxRdAtomic(initiatorDepth)));
+            QpBringUp bringUp = bringUp(options).withPathMtu(mtu).withRdAtomic(initiatorDepth, Math.max(1, me.outReads()));
+            act("Failed to modify QP " + qp.qpNum() + " to RTR",
+                    () -> bringUp.readyToReceive(qp, new QpBringUp.Remote(peer.qpn(), peer.psn(), peer.gid())));
+            act("Failed to modify QP to RTS", () -> bringUp.readyToSend(qp, me.psn()));
         }
+    }
+
+    /** perftest's QP attributes (ctx_modify_qp_to_init / _to_rtr / _to_rts): every remote right, hop limit 0xFF. */
+    private static QpBringUp bringUp(Perftest.Options options) {
+        return QpBringUp.pingpong().withPortNum(options.ibPort()).withSgidIndex(options.gidIndex()).withHopLimit(0xFF);
     }
 
     /** Posts one receive of {@code size} bytes on QP {@code i}, into its peer-visible slot. */

@@ -28,10 +28,9 @@ import org.roce4j.verbs.Mtu;
 import org.roce4j.verbs.Pd;
 import org.roce4j.verbs.PortAttr;
 import org.roce4j.verbs.Qp;
-import org.roce4j.verbs.QpAttr;
+import org.roce4j.verbs.QpBringUp;
 import org.roce4j.verbs.QpCap;
 import org.roce4j.verbs.QpInitAttr;
-import org.roce4j.verbs.QpState;
 import org.roce4j.verbs.QpType;
 import org.roce4j.verbs.RecvWr;
 import org.roce4j.verbs.SendWr;
@@ -211,13 +210,7 @@ final class Pingpong {
         }
         for (int i = 0; i < numQp; i++) {
             Qp qp = qps.get(i);
-            QpAttr init = new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(options.ibPort());
-            if (ud()) {
-                init.qkey(UD_QKEY);
-            } else {
-                init.qpAccessFlags(EnumSet.noneOf(AccessFlag.class));
-            }
-            act(perQp("Failed to modify QP to INIT", i), () -> qp.modify(init));
+            act(perQp("Failed to modify QP to INIT", i), () -> bringUp().init(qp));
         }
     }
 
@@ -273,45 +266,47 @@ final class Pingpong {
 
     // pp_connect_ctx
     private void connect(List<PingpongAddress> mine, List<PingpongAddress> remote) throws PingpongFailure {
+        QpBringUp bringUp = bringUp();
         if (ud()) {
             Qp qp = qps.getFirst();
-            act("Failed to modify QP to RTR", () -> qp.modify(new QpAttr().qpState(QpState.RTR)));
-            act("Failed to modify QP to RTS", () -> qp.modify(new QpAttr().qpState(QpState.RTS).sqPsn(mine.getFirst().psn())));
-            AhAttr path = path(remote.getFirst(), "Failed to create AH");
+            act("Failed to modify QP to RTR", () -> bringUp.readyToReceive(qp, null));
+            act("Failed to modify QP to RTS", () -> bringUp.readyToSend(qp, mine.getFirst().psn()));
+            AhAttr path = bringUp.path(globalGid(remote.getFirst().gid(), "Failed to create AH"));
             ah = steps.open("Failed to create AH", () -> pd.createAh(path));
             return;
         }
-        boolean reliable = options.service() != Service.UC;
         for (int i = 0; i < qps.size(); i++) {
             Qp qp = qps.get(i);
             PingpongAddress dest = remote.get(i);
             // ibv_srq_pingpong decides on the GRH from the first record for every QP (dest->gid).
-            AhAttr path = path(new PingpongAddress(dest.lid(), dest.qpn(), dest.psn(),
-                    srq() ? remote.getFirst().gid() : dest.gid()), perQp("Failed to modify QP to RTR", i));
-            QpAttr rtr = new QpAttr().qpState(QpState.RTR).pathMtu(options.mtu()).destQpNum(dest.qpn())
-                    .rqPsn(dest.psn()).ahAttr(path);
-            if (reliable) {
-                rtr.maxDestRdAtomic(1).minRnrTimer(12);
-            }
-            act(perQp("Failed to modify QP to RTR", i), () -> qp.modify(rtr));
-            QpAttr rts = new QpAttr().qpState(QpState.RTS).sqPsn(mine.get(i).psn());
-            if (reliable) {
-                rts.timeout(14).retryCnt(7).rnrRetry(7).maxRdAtomic(1);
-            }
-            act(perQp("Failed to modify QP to RTS", i), () -> qp.modify(rts));
+            Gid gid = globalGid(srq() ? remote.getFirst().gid() : dest.gid(), perQp("Failed to modify QP to RTR", i));
+            act(perQp("Failed to modify QP to RTR", i),
+                    () -> bringUp.readyToReceive(qp, new QpBringUp.Remote(dest.qpn(), dest.psn(), gid)));
+            int psn = mine.get(i).psn();
+            act(perQp("Failed to modify QP to RTS", i), () -> bringUp.readyToSend(qp, psn));
         }
     }
 
     /**
-     * The address vector the examples build: global (GRH, hop limit 1) only when the peer's GID has a
-     * non-zero interface ID. RoCE has no LID routing, so on RoCE a peer without {@code -g} fails
-     * here, as {@code ibv_modify_qp}/{@code ibv_create_ah} fail for the C tools.
+     * The examples' QP attributes: no remote rights, the UD Q_Key, and the address vector they build,
+     * global (GRH, hop limit 1) with the SL of {@code -l}.
      */
-    private AhAttr path(PingpongAddress dest, String failure) throws PingpongFailure {
-        if (dest.gid().interfaceId() == 0) {
+    private QpBringUp bringUp() {
+        return QpBringUp.pingpong().withPortNum(options.ibPort()).withSgidIndex(options.gidIndex()).withHopLimit(1)
+                .withSl(options.sl()).withRemoteAccess(EnumSet.noneOf(AccessFlag.class)).withQkey(UD_QKEY)
+                .withPathMtu(options.mtu());
+    }
+
+    /**
+     * The examples build a global address vector only when the peer's GID has a non-zero interface
+     * ID. RoCE has no LID routing, so on RoCE a peer without {@code -g} fails here, as
+     * {@code ibv_modify_qp}/{@code ibv_create_ah} fail for the C tools.
+     */
+    private static Gid globalGid(Gid gid, String failure) throws PingpongFailure {
+        if (gid.interfaceId() == 0) {
             throw new PingpongFailure(failure + "\n  (RoCE needs a GRH: run both sides with -g, e.g. -g 1)");
         }
-        return new AhAttr(dest.gid(), options.gidIndex(), 0, 1, 0, options.sl(), options.ibPort());
+        return gid;
     }
 
     private int exchange(int routsAtStart, List<PingpongAddress> remote) throws PingpongFailure {

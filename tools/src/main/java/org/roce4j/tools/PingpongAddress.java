@@ -7,6 +7,7 @@ import java.net.UnknownHostException;
 import java.util.HexFormat;
 
 import org.roce4j.verbs.Gid;
+import org.roce4j.wire.FrameText;
 
 /**
  * The address record the rdma-core pingpong examples ({@code ibv_rc_pingpong} and co.) exchange over
@@ -76,7 +77,7 @@ record PingpongAddress(int lid, int qpn, int psn, Gid gid) {
             return "::" + (raw[12] & 0xFF) + "." + (raw[13] & 0xFF) + "." + (raw[14] & 0xFF) + "." + (raw[15] & 0xFF);
         }
         try {
-            return AddressText.of(Inet6Address.getByAddress(null, raw, null));
+            return FrameText.address(Inet6Address.getByAddress(null, raw, null));
         } catch (UnknownHostException e) {
             throw new IllegalStateException("16 bytes are always an address", e);
         }

@@ -1,6 +1,7 @@
 package org.roce4j.tools;
 
 import java.security.SecureRandom;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 
 import org.roce4j.verbs.Mtu;
@@ -10,7 +11,6 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /**
  * The options every rdma-core pingpong example has, with their names, letters and defaults; one
@@ -18,7 +18,7 @@ import picocli.CommandLine.Spec;
  * leading-0 octal). Exit code 0 on success, 1 when the run fails (the C tools' lines on stderr),
  * 2 for a usage error (where the C tools print their usage and exit 1).
  */
-abstract class PingpongCommand implements Callable<Integer>, PeerEnvironment.User {
+abstract class PingpongCommand extends PeerCommand implements Callable<Integer> {
     /** strtol(optarg, NULL, 0). */
     static final class CNumber implements ITypeConverter<Integer> {
         @Override
@@ -30,9 +30,6 @@ abstract class PingpongCommand implements Callable<Integer>, PeerEnvironment.Use
             return (int) number;
         }
     }
-
-    @Spec
-    CommandSpec spec;
 
     @Parameters(index = "0", arity = "0..1", paramLabel = "HOST",
             description = "connect to the server at HOST; without it, start a server and wait for a connection")
@@ -89,14 +86,10 @@ abstract class PingpongCommand implements Callable<Integer>, PeerEnvironment.Use
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help and exit")
     boolean help;
 
-    private PeerEnvironment environment = PeerEnvironment.system();
-
-    @Override
-    public void environment(PeerEnvironment peerEnvironment) {
-        environment = peerEnvironment;
+    /** The service this command speaks, named by the command: {@code rc-pingpong} speaks RC. */
+    final Pingpong.Service service() {
+        return Pingpong.Service.valueOf(spec.name().replace("-pingpong", "").toUpperCase(Locale.ROOT));
     }
-
-    abstract Pingpong.Service service();
 
     /** -m, for the tools that have it. */
     Mtu mtu() {
@@ -148,18 +141,11 @@ abstract class PingpongCommand implements Callable<Integer>, PeerEnvironment.Use
         }
     }
 
-    @Command(name = "rc-pingpong", sortOptions = false,
-            description = {"Like ibv_rc_pingpong: ping-pong SENDs over a Reliable Connection, speaking the rdma-core "
-                + "example's TCP handshake (port 18515), so either side can be the C tool.", ""})
-    static final class Rc extends PingpongCommand {
+    /** The pingpongs with a path MTU: all but UD (a UD datagram is one packet, no path MTU). */
+    abstract static class WithPathMtu extends PingpongCommand {
         @Option(names = {"-m", "--mtu"}, paramLabel = "SIZE", defaultValue = "1024", converter = CNumber.class,
                 description = "path MTU (default ${DEFAULT-VALUE})")
         int mtuBytes;
-
-        @Override
-        Pingpong.Service service() {
-            return Pingpong.Service.RC;
-        }
 
         @Override
         Mtu mtu() {
@@ -167,23 +153,16 @@ abstract class PingpongCommand implements Callable<Integer>, PeerEnvironment.Use
         }
     }
 
+    @Command(name = "rc-pingpong", sortOptions = false,
+            description = {"Like ibv_rc_pingpong: ping-pong SENDs over a Reliable Connection, speaking the rdma-core "
+                + "example's TCP handshake (port 18515), so either side can be the C tool.", ""})
+    static final class Rc extends WithPathMtu {
+    }
+
     @Command(name = "uc-pingpong", sortOptions = false,
             description = {"Like ibv_uc_pingpong: ping-pong SENDs over an Unreliable Connection, speaking the "
                 + "rdma-core example's TCP handshake (port 18515), so either side can be the C tool.", ""})
-    static final class Uc extends PingpongCommand {
-        @Option(names = {"-m", "--mtu"}, paramLabel = "SIZE", defaultValue = "1024", converter = CNumber.class,
-                description = "path MTU (default ${DEFAULT-VALUE})")
-        int mtuBytes;
-
-        @Override
-        Pingpong.Service service() {
-            return Pingpong.Service.UC;
-        }
-
-        @Override
-        Mtu mtu() {
-            return parseMtu(spec, mtuBytes);
-        }
+    static final class Uc extends WithPathMtu {
     }
 
     @Command(name = "ud-pingpong", sortOptions = false,
@@ -191,11 +170,6 @@ abstract class PingpongCommand implements Callable<Integer>, PeerEnvironment.Use
                 + "packet each, so SIZE must fit the port's active MTU), speaking the rdma-core example's TCP "
                 + "handshake (port 18515), so either side can be the C tool.", ""})
     static final class Ud extends PingpongCommand {
-        @Override
-        Pingpong.Service service() {
-            return Pingpong.Service.UD;
-        }
-
         @Override
         int defaultSize() {
             return 1024; // rdma-core's ud_pingpong.c: size = 1024 (its help text still says 2048)
@@ -206,24 +180,10 @@ abstract class PingpongCommand implements Callable<Integer>, PeerEnvironment.Use
             description = {"Like ibv_srq_pingpong: ping-pong SENDs over NUM RC queue pairs sharing one receive "
                 + "queue, speaking the rdma-core example's TCP handshake (port 18515; always 256 address "
                 + "records each way), so either side can be the C tool.", ""})
-    static final class Srq extends PingpongCommand {
-        @Option(names = {"-m", "--mtu"}, paramLabel = "SIZE", defaultValue = "1024", converter = CNumber.class,
-                description = "path MTU (default ${DEFAULT-VALUE})")
-        int mtuBytes;
-
+    static final class Srq extends WithPathMtu {
         @Option(names = {"-q", "--num-qp"}, paramLabel = "NUM", defaultValue = "16", converter = CNumber.class,
                 description = "number of QPs to use (default ${DEFAULT-VALUE})")
         int numQp;
-
-        @Override
-        Pingpong.Service service() {
-            return Pingpong.Service.SRQ;
-        }
-
-        @Override
-        Mtu mtu() {
-            return parseMtu(spec, mtuBytes);
-        }
 
         @Override
         int numQp() {

@@ -73,7 +73,7 @@ public final class Roce4j implements Callable<Integer> {
             @Override
             public <K> K create(Class<K> type) throws Exception {
                 K made = defaults.create(type);
-                if (made instanceof PeerEnvironment.User user) {
+                if (made instanceof PeerCommand user) {
                     user.environment(environment);
                 }
                 return made;

@@ -16,6 +16,7 @@ import org.roce4j.verbs.Qp;
 import org.roce4j.verbs.QpInitAttr;
 import org.roce4j.verbs.Srq;
 import org.roce4j.verbs.SrqInitAttr;
+import org.roce4j.verbs.spi.RegisteredMemory;
 
 /** A protection domain: the identity that memory regions and QPs must share (IBTA 10.2.3). */
 final class EmulatedPd extends Resource implements Pd {
@@ -46,26 +47,15 @@ final class EmulatedPd extends Resource implements Pd {
         Objects.requireNonNull(access, "access");
         return rnic.call(() -> {
             checkOpen("ibv_reg_mr");
-            if (!memory.isNative()) {
-                throw invalid("ibv_reg_mr", "the segment is on the Java heap; an RNIC can only reach native memory");
+            String problem = RegisteredMemory.registrationProblem(memory, iova, access);
+            if (problem == null) {
+                problem = unreachableByRnic(memory);
             }
-            String unreachable = unreachableByRnic(memory);
-            if (unreachable != null) {
-                throw invalid("ibv_reg_mr", unreachable);
+            if (problem == null && memory.isReadOnly()) {
+                problem = "the segment is read-only";
             }
-            if (memory.byteSize() == 0) {
-                throw invalid("ibv_reg_mr", "the segment is empty");
-            }
-            if (memory.isReadOnly()) {
-                throw invalid("ibv_reg_mr", "the segment is read-only");
-            }
-            // IBTA 10.6.3.1, o10-26: remote write or atomic access needs local write access.
-            if ((access.contains(AccessFlag.REMOTE_WRITE) || access.contains(AccessFlag.REMOTE_ATOMIC))
-                    && !access.contains(AccessFlag.LOCAL_WRITE)) {
-                throw invalid("ibv_reg_mr", "REMOTE_WRITE and REMOTE_ATOMIC require LOCAL_WRITE (IBTA o10-26)");
-            }
-            if (Long.compareUnsigned(iova, -memory.byteSize()) > 0) {
-                throw invalid("ibv_reg_mr_iova", "iova + length wraps past 2^64");
+            if (problem != null) {
+                throw invalid("ibv_reg_mr", problem);
             }
             MemoryRegion region = new MemoryRegion(memory, iova, AccessFlag.bits(access), this);
             rnic.memoryRegions.register(region);

@@ -2,7 +2,9 @@ package org.roce4j.verbs.spi;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
+import java.util.Set;
 
+import org.roce4j.verbs.AccessFlag;
 import org.roce4j.verbs.ScatterGatherList;
 
 /**
@@ -91,6 +93,35 @@ public final class RegisteredMemory {
                 return "INLINE data of SGE " + i + " (" + length + " bytes at 0x" + Long.toHexString(sgl.address(i))
                         + ") is not inside live memory registered on this context";
             }
+        }
+        return null;
+    }
+
+    /**
+     * {@return why {@code ibv_reg_mr} (or {@code ibv_reg_mr_iova}) must refuse this registration with
+     * EINVAL, or null} The checks every provider makes before it registers anything: the memory must
+     * be native and not empty; REMOTE_WRITE and REMOTE_ATOMIC need LOCAL_WRITE (IBTA 10.6.3.1, o10-26;
+     * {@code ib_check_mr_access} says EINVAL too); {@code iova + length} must not wrap past 2^64.
+     * A provider adds what only it knows (a closed arena, memory its RNIC cannot reach).
+     *
+     * @param memory the memory to register
+     * @param iova   the address the region will have on the wire
+     * @param access the access asked for
+     */
+    public static String registrationProblem(MemorySegment memory, long iova, Set<AccessFlag> access) {
+        if (!memory.isNative()) {
+            return "the segment is on the Java heap; an RNIC reads and writes a fixed address, so allocate the "
+                    + "memory natively (Arena.allocate)";
+        }
+        if (memory.byteSize() == 0) {
+            return "the segment is empty";
+        }
+        if ((access.contains(AccessFlag.REMOTE_WRITE) || access.contains(AccessFlag.REMOTE_ATOMIC))
+                && !access.contains(AccessFlag.LOCAL_WRITE)) {
+            return "REMOTE_WRITE and REMOTE_ATOMIC require LOCAL_WRITE (IBTA o10-26)";
+        }
+        if (Long.compareUnsigned(iova, -memory.byteSize()) > 0) {
+            return "iova + length wraps past 2^64";
         }
         return null;
     }

@@ -4,9 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.roce4j.verbs.AccessFlag;
 import org.roce4j.verbs.ScatterGatherList;
 
 class RegisteredMemoryTest {
@@ -48,5 +52,30 @@ class RegisteredMemoryTest {
         assertThat(registered.holding(memory.address(), 64)).isSameAs(memory);
         arena.close();
         assertThat(registered.holding(memory.address(), 64)).isNull();
+    }
+
+    @Test
+    @DisplayName("ibv_reg_mr's shared checks: native, not empty, IBTA o10-26 (remote write/atomic need LOCAL_WRITE), no wrap past 2^64")
+    void registrationProblemsEveryProviderRefuses() {
+        Set<AccessFlag> localWrite = EnumSet.of(AccessFlag.LOCAL_WRITE);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment memory = arena.allocate(64, 8);
+            assertThat(RegisteredMemory.registrationProblem(memory, memory.address(), localWrite)).isNull();
+            assertThat(RegisteredMemory.registrationProblem(MemorySegment.ofArray(new byte[64]), 0, localWrite))
+                    .contains("Java heap");
+            assertThat(RegisteredMemory.registrationProblem(memory.asSlice(0, 0), memory.address(), localWrite))
+                    .contains("empty");
+            for (AccessFlag remote : List.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_ATOMIC)) {
+                assertThat(RegisteredMemory.registrationProblem(memory, memory.address(), EnumSet.of(remote)))
+                        .as("%s without LOCAL_WRITE", remote).contains("o10-26");
+                assertThat(RegisteredMemory.registrationProblem(memory, memory.address(),
+                        EnumSet.of(remote, AccessFlag.LOCAL_WRITE))).isNull();
+            }
+            assertThat(RegisteredMemory.registrationProblem(memory, 0, EnumSet.of(AccessFlag.REMOTE_READ)))
+                    .as("REMOTE_READ alone needs no local write").isNull();
+            assertThat(RegisteredMemory.registrationProblem(memory, -64L, localWrite))
+                    .as("ends exactly at 2^64").isNull();
+            assertThat(RegisteredMemory.registrationProblem(memory, -63L, localWrite)).contains("wraps past 2^64");
+        }
     }
 }

@@ -1,4 +1,4 @@
-package org.roce4j.tools;
+package org.roce4j.wire;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -7,11 +7,9 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.roce4j.wire.AethSyndrome;
-import org.roce4j.wire.Ipv6Header;
 
 /** The small text formats decode's lines are made of. */
-class FormattingTest {
+class FrameTextTest {
 
     @ParameterizedTest(name = "RFC 5952: {0} is written {1}")
     @CsvSource({
@@ -26,13 +24,13 @@ class FormattingTest {
         "::ffff:c000:0201, ::ffff:192.0.2.1",           // §5: IPv4-mapped
     })
     void ipv6AddressesInCanonicalForm(String address, String expected) {
-        assertThat(AddressText.of(Ipv6Header.parseAddress(address))).isEqualTo(expected);
+        assertThat(FrameText.address(Ipv6Header.parseAddress(address))).isEqualTo(expected);
     }
 
     @Test
     @DisplayName("IPv4 addresses are dotted quads")
     void ipv4Addresses() throws Exception {
-        assertThat(AddressText.of(InetAddress.getByName("192.168.77.3"))).isEqualTo("192.168.77.3");
+        assertThat(FrameText.address(InetAddress.getByName("192.168.77.3"))).isEqualTo("192.168.77.3");
     }
 
     @ParameterizedTest(name = "AETH syndrome 0x{0} reads \"{1}\"")
@@ -52,25 +50,21 @@ class FormattingTest {
         "80 | reserved syndrome=0x80",        // bit 7 is reserved
     })
     void aethSyndromes(String syndrome, String expected) {
-        assertThat(HeaderText.syndrome(AethSyndrome.decode(Integer.parseInt(syndrome, 16)))).isEqualTo(expected);
+        assertThat(FrameText.syndrome(AethSyndrome.decode(Integer.parseInt(syndrome, 16)))).isEqualTo(expected);
     }
 
     @ParameterizedTest(name = "{0} ns relative to the first frame is {1} s")
     @CsvSource({"0, 0.000000000", "1, 0.000000001", "1500000000, 1.500000000", "-2000, -0.000002000",
                 "86400000000000, 86400.000000000"})
     void relativeTimes(long nanos, String expected) {
-        assertThat(FramePrinter.seconds(nanos)).isEqualTo(expected);
+        assertThat(FrameText.seconds(nanos)).isEqualTo(expected);
     }
 
     @Test
-    @DisplayName("hex dump: 16 bytes a line, a gap after 8, unprintable bytes as '.', at most the bytes asked for")
-    void hexDump() {
-        byte[] bytes = "Hello, RoCE!\n\u0000\u007f~ab".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
-
-        assertThat(HexDump.lines(bytes, 64)).containsExactly(
-                "0000  48 65 6c 6c 6f 2c 20 52  6f 43 45 21 0a 00 7f 7e  Hello, RoCE!...~",
-                "0010  61 62                                             ab");
-        assertThat(HexDump.lines(bytes, 4)).containsExactly(
-                "0000  48 65 6c 6c                                       Hell");
+    @DisplayName("summary: addresses, opcode, QP, PSN, each header's key fields and the payload length, for IPv4 and IPv6")
+    void summaryOfAWrite() {
+        assertThat(FrameText.summary(SampleFrames.ipv4Write())).isEqualTo("192.168.77.3 → 192.168.77.2 RC RDMA Write Only"
+                + " QP=0x000011 PSN=1193046 RETH(va=0x00007f0012340000 rkey=0x00001234 len=13) payload=13");
+        assertThat(FrameText.summary(SampleFrames.ipv6Write())).startsWith("fe80::3 → fe80::2 RC RDMA Write Only");
     }
 }
