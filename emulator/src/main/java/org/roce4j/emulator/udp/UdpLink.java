@@ -149,7 +149,7 @@ final class UdpLink implements ExternalLink, AutoCloseable {
                     if (i == 0) {
                         throw e; // the address the device was opened on must work
                     }
-                    bindLater(address, System.nanoTime() + LATE_BIND_MILLIS * 1_000_000);
+                    bindLater(address, clock.nanoTime() + LATE_BIND_MILLIS * 1_000_000);
                 }
             }
         } catch (IOException | RuntimeException e) {
@@ -183,7 +183,7 @@ final class UdpLink implements ExternalLink, AutoCloseable {
     private void bindLater(InetAddress address, long deadlineNanos) {
         Thread.ofPlatform().daemon().name("roce4j-udp-bind").start(() -> {
             IOException last = null;
-            while (!closed && System.nanoTime() - deadlineNanos < 0) {
+            while (!closed && clock.nanoTime() - deadlineNanos < 0) {
                 LockSupport.parkNanos(LATE_BIND_INTERVAL_MILLIS * 1_000_000);
                 try {
                     add(bind(address));
@@ -444,7 +444,7 @@ final class UdpLink implements ExternalLink, AutoCloseable {
             t[udp + 6] = (byte) (sum >>> 8);
             t[udp + 7] = (byte) sum;
         }
-        tap.write(wallNanos(), t, 0, length);
+        tap.write(captureNanos(), t, 0, length);
     }
 
     // ---- pacing ---------------------------------------------------------------------------
@@ -549,7 +549,7 @@ final class UdpLink implements ExternalLink, AutoCloseable {
             writeHeaders(sender, v6, ip, udp, n);
             IcrcStatus status = IcrcStatus.NOT_CHECKED;
             if (n >= 12 + 4) { // shorter: not even a BTH; the RNIC's parse drops it and counts why
-                switch (icrc.check(rx, ip, bth + n - 4, wallNanos())) {
+                switch (icrc.check(rx, ip, bth + n - 4, clock.nanoTime())) {
                     case VALID -> {
                         icrcValid.incrementAndGet();
                         status = IcrcStatus.VALID;
@@ -574,7 +574,7 @@ final class UdpLink implements ExternalLink, AutoCloseable {
                     rx[udp + 6] = (byte) (sum >>> 8);
                     rx[udp + 7] = (byte) sum;
                 }
-                tap.write(wallNanos(), rx, 0, bth + n);
+                tap.write(captureNanos(), rx, 0, bth + n);
             }
             DatagramReceiver to = receiver;
             if (to != null) {
@@ -656,9 +656,9 @@ final class UdpLink implements ExternalLink, AutoCloseable {
         return tap.counters();
     }
 
-    private long wallNanos() {
-        java.time.Instant now = java.time.Instant.now();
-        return now.getEpochSecond() * 1_000_000_000L + now.getNano();
+    /** A capture record's timestamp: the injected clock's time since the epoch, as the fabric's tap stamps. */
+    private long captureNanos() {
+        return clock.nanoTime() + clock.epochOffsetNanos();
     }
 
     UdpLinkCounters counters() {
