@@ -17,4 +17,9 @@ public interface Clock {
     default long epochOffsetNanos() {
         return 0;
     }
+
+    /** {@return the current time in nanoseconds since the epoch: a capture record's timestamp} */
+    default long epochNanos() {
+        return nanoTime() + epochOffsetNanos();
+    }
 }
