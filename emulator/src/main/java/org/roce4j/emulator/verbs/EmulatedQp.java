@@ -10,6 +10,7 @@ import org.roce4j.emulator.transport.ReceiveQueue;
 import org.roce4j.emulator.transport.Requester;
 import org.roce4j.emulator.transport.Responder;
 import org.roce4j.emulator.transport.SendQueue;
+import org.roce4j.emulator.transport.SendWindow;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -105,8 +106,9 @@ public final class EmulatedQp extends Resource implements Qp {
         this.rq = srq == null ? new ReceiveQueue(granted.maxRecvWr(), granted.maxRecvSge()) : null;
         this.qpn = rnic.allocateQpn(this);
         this.sourcePort = FrameWriter.sourcePortOf(qpn);
-        this.requester = new Requester(this);
-        this.completer = new Completer(this);
+        SendWindow window = new SendWindow();
+        this.requester = new Requester(this, window);
+        this.completer = new Completer(this, window);
         this.responder = new Responder(this, srq == null ? granted.maxRecvSge() : srq.queue.maxSge);
     }
 
