@@ -7,6 +7,7 @@ import java.net.InetAddress;
 import java.util.EnumSet;
 import java.util.Set;
 
+import org.roce4j.emulator.DeviceProfile;
 import org.roce4j.emulator.SoftRnic;
 import org.roce4j.emulator.fabric.Fabric;
 import org.roce4j.verbs.AccessFlag;
@@ -53,7 +54,7 @@ final class EmulatedRcPair implements AutoCloseable {
 
     private SoftRnic node(String name, String mac, String ipv4, boolean retryForever) throws Exception {
         return SoftRnic.builder(fabric).name(name).mac(MacAddress.parse(mac))
-                .ipv4((Inet4Address) InetAddress.getByName(ipv4)).retryCountSevenIsInfinite(retryForever).attach();
+                .ipv4((Inet4Address) InetAddress.getByName(ipv4)).profile(retryForever ? DeviceProfile.RXE : DeviceProfile.IBTA).attach();
     }
 
     /**

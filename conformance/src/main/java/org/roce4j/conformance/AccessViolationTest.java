@@ -8,6 +8,7 @@ import java.util.Set;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.roce4j.verbs.AccessFlag;
 import org.roce4j.verbs.Errno;
 import org.roce4j.verbs.Mr;
@@ -35,10 +36,17 @@ import org.roce4j.verbs.WorkCompletion;
  * and flushes its posted receives with WR_FLUSH_ERR; the requester QP moves to ERR (IBTA 10.8.3.3) and
  * flushes every later send WR with WR_FLUSH_ERR. Nothing is written to the responder's memory.
  */
+@ExtendWith(Backend.Resolver.class)
 class AccessViolationTest {
     enum Op { WRITE, READ, ATOMIC }
 
     private static final Set<AccessFlag> ALL_REMOTE = QpPair.remoteAccess();
+
+    private final Backend backend;
+
+    AccessViolationTest(Backend backend) {
+        this.backend = backend;
+    }
 
     @Test
     @DisplayName("IBTA 9.7.5.2.4 / rxe check_rkey: WRITE with an rkey that names no region → REM_ACCESS_ERR, responder to ERR")
@@ -115,7 +123,7 @@ class AccessViolationTest {
     @Test
     @DisplayName("ibv_dereg_mr then WRITE through the old rkey → REM_ACCESS_ERR, responder to ERR, nothing written")
     void deregisteredRegion() throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             QpPair pair = QpPair.connect(a, b, QpType.RC, Mtu.MTU_1024);
             Endpoint.Deregistered gone = b.deregistered();
             Mr src = a.register(64);
@@ -133,7 +141,7 @@ class AccessViolationTest {
     @DisplayName("IBTA 9.4.5 atomics must be 8-byte aligned: rxe validate_send_wr refuses at post (EINVAL); "
             + "a responder that sees one NAKs invalid request (REM_INV_REQ_ERR); memory unchanged either way")
     void misalignedAtomic() throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             QpPair pair = QpPair.connect(a, b, QpType.RC, Mtu.MTU_1024);
             Mr target = b.register(32);
             Bytes.canary(target.segment());
@@ -155,9 +163,9 @@ class AccessViolationTest {
      * A's first WR violates B's protection, the second is a valid SEND; B has two receives posted.
      * rkeyXor scrambles the rkey; addressShift moves the 64-byte access relative to the 64-byte region.
      */
-    private static void violation(Op op, Set<AccessFlag> responderQpAccess, Set<AccessFlag> regionAccess,
+    private void violation(Op op, Set<AccessFlag> responderQpAccess, Set<AccessFlag> regionAccess,
                                   boolean otherPd, int rkeyXor, int addressShift, WcStatus expected) throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             QpPair pair = QpPair.connect(a, b, QpType.RC, Mtu.MTU_1024, org.roce4j.verbs.QpCap.of(16, 16),
                     responderQpAccess);
             var backing = b.allocate(64 + 16);

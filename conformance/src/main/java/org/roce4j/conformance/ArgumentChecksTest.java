@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
 
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -35,7 +36,14 @@ import org.roce4j.verbs.WorkCompletion;
  * use. Nothing else may escape — not an {@code IllegalArgumentException}, a
  * {@code NegativeArraySizeException} or a bare NPE from deep inside a backend.
  */
+@ExtendWith(Backend.Resolver.class)
 class ArgumentChecksTest {
+    private final Backend backend;
+
+    ArgumentChecksTest(Backend backend) {
+        this.backend = backend;
+    }
+
     /** One call with one bad argument, on a fresh endpoint. */
     @FunctionalInterface
     interface BadCall {
@@ -88,7 +96,7 @@ class ArgumentChecksTest {
     @ParameterizedTest(name = "Java convention: {0} is a NullPointerException naming ''{1}''")
     @MethodSource("nullArguments")
     void nullIsANullPointerExceptionNamingTheParameter(String call, String parameter, BadCall bad) throws Exception {
-        try (Endpoint e = Endpoint.first()) {
+        try (Endpoint e = Endpoint.first(backend)) {
             Throwable thrown = catchThrowable(() -> bad.run(e));
             assertThat(thrown).as(call).isExactlyInstanceOf(NullPointerException.class);
             assertThat(thrown.getMessage()).as("message of %s", call).isEqualTo(parameter);
@@ -98,7 +106,7 @@ class ArgumentChecksTest {
     @ParameterizedTest(name = "libibverbs: {0} is EINVAL")
     @MethodSource("negativeCounts")
     void negativeCountIsEinval(String call, BadCall bad) throws Exception {
-        try (Endpoint e = Endpoint.first()) {
+        try (Endpoint e = Endpoint.first(backend)) {
             Expect.errno(Errno.EINVAL, () -> bad.run(e));
         }
     }

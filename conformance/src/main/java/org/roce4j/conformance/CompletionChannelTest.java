@@ -7,6 +7,7 @@ import java.util.Optional;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.roce4j.verbs.CompChannel;
 import org.roce4j.verbs.Cq;
 import org.roce4j.verbs.Errno;
@@ -28,8 +29,15 @@ import org.roce4j.verbs.WcOpcode;
  * <p>Each test first waits for the completion itself (polling drives a deterministic backend), then
  * asks the channel: the event is generated when the completion is queued, not when it is polled.
  */
+@ExtendWith(Backend.Resolver.class)
 class CompletionChannelTest {
     private static final Duration SHORT = Duration.ofMillis(100);
+
+    private final Backend backend;
+
+    CompletionChannelTest(Backend backend) {
+        this.backend = backend;
+    }
 
     /** B's receive completions go to {@code recvCq}; everything else as in {@link QpPair}. */
     private static QpPair pairWithRecvCq(Endpoint a, Endpoint b, Cq recvCq) {
@@ -69,7 +77,7 @@ class CompletionChannelTest {
     @Test
     @DisplayName("ibv_req_notify_cq(0): the next completion delivers exactly one event; without re-arming there is no second")
     void oneEventPerArm() throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             ChannelPair on = ChannelPair.of(a, b);
             assertThat(on.channel().getCqEvent(SHORT)).as("no event before arming and completing").isEmpty();
             on.cq().reqNotify(false);
@@ -87,7 +95,7 @@ class CompletionChannelTest {
     @Test
     @DisplayName("IBTA 11.4.2.2: solicited-only arming ignores an unsolicited SEND and wakes for a SEND with SOLICITED")
     void solicitedOnly() throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             ChannelPair on = ChannelPair.of(a, b);
             on.cq().reqNotify(true);
             on.deliver(on.send(10), 1);
@@ -105,7 +113,7 @@ class CompletionChannelTest {
     @Test
     @DisplayName("ibv_req_notify_cq on a CQ without a completion channel is EINVAL")
     void notifyWithoutChannel() throws Exception {
-        try (Endpoint e = Endpoint.first()) {
+        try (Endpoint e = Endpoint.first(backend)) {
             Expect.errno(Errno.EINVAL, () -> e.cq.reqNotify(false));
         }
     }
@@ -113,7 +121,7 @@ class CompletionChannelTest {
     @Test
     @DisplayName("ibv_destroy_cq: EBUSY while a delivered event is unacknowledged; ibv_ack_cq_events lets it go")
     void unackedEventsKeepTheCq() throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             CompChannel channel = b.track(b.context.createCompChannel());
             Cq cq = b.context.createCq(16, channel, 0);
             QpPair pair = pairWithRecvCq(a, b, cq);
@@ -136,7 +144,7 @@ class CompletionChannelTest {
     @Test
     @DisplayName("ibv_get_cq_event: events of two CQs on one channel name their own CQ")
     void twoCqsOneChannel() throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             CompChannel channel = b.track(b.context.createCompChannel());
             Cq sendCq = b.track(b.context.createCq(16, channel, 0));
             Cq recvCq = b.track(b.context.createCq(16, channel, 0));

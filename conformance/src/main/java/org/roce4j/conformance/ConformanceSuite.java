@@ -19,6 +19,7 @@ import org.junit.platform.engine.discovery.DiscoverySelectors;
 import org.junit.platform.engine.support.descriptor.ClassSource;
 import org.junit.platform.engine.support.descriptor.MethodSource;
 import org.junit.platform.launcher.LauncherDiscoveryRequest;
+import org.junit.platform.launcher.LauncherSession;
 import org.junit.platform.launcher.PostDiscoveryFilter;
 import org.junit.platform.launcher.TestExecutionListener;
 import org.junit.platform.launcher.TestIdentifier;
@@ -52,15 +53,14 @@ public final class ConformanceSuite {
     }
 
     /** As {@link #run(Device, Departures, String, Consumer)}, the second side of each test on {@code second}. */
-    public static synchronized ConformanceReport run(Device first, Device second, Departures departures, String only,
-                                                     Consumer<String> progress) {
+    public static ConformanceReport run(Device first, Device second, Departures departures, String only,
+                                        Consumer<String> progress) {
         Objects.requireNonNull(departures, "departures");
         ConformanceReport report = new ConformanceReport(departures, only == null);
-        Backend.use(first, second);
-        try {
-            LauncherFactory.create().execute(request(only), new Recorder(report, progress));
-        } finally {
-            Backend.use(null, null);
+        // The devices travel in this run's own launcher session: two runs at once each test their own.
+        try (LauncherSession session = LauncherFactory.openSession()) {
+            Backend.on(first, second).storeIn(session.getStore());
+            session.getLauncher().execute(request(only), new Recorder(report, progress));
         }
         return report;
     }

@@ -8,6 +8,7 @@ import java.util.Optional;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.roce4j.verbs.AsyncEvent;
 import org.roce4j.verbs.AsyncEventType;
 import org.roce4j.verbs.Cq;
@@ -26,11 +27,18 @@ import org.roce4j.verbs.WcOpcode;
  * raises IB_EVENT_CQ_ERR when the queue is full): more completions than a CQ holds, never polled,
  * raise AsyncEventType.CQ_ERR naming that CQ; the CQ then fails ibv_poll_cq (Cq.poll's contract).
  */
+@ExtendWith(Backend.Resolver.class)
 class CqOverflowTest {
+    private final Backend backend;
+
+    CqOverflowTest(Backend backend) {
+        this.backend = backend;
+    }
+
     @Test
     @DisplayName("IBTA 10.10 CQ overrun: send completions overrunning an unpolled CQ raise CQ_ERR for that CQ")
     void sendCqOverrun() throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             Cq small = a.track(a.context.createCq(4));
             int capacity = small.capacity();
             int n = capacity + 2;
@@ -59,7 +67,7 @@ class CqOverflowTest {
     @Test
     @DisplayName("IBTA 10.10 CQ overrun: receive completions overrunning an unpolled CQ raise CQ_ERR for that CQ")
     void recvCqOverrun() throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             assertCqError(b, overrunReceiveCq(a, b));
         }
     }
@@ -67,7 +75,7 @@ class CqOverflowTest {
     @Test
     @DisplayName("Cq.poll contract (ibv_poll_cq < 0 on mlx4/mlx5): polling an overrun CQ is EINVAL")
     void pollAfterOverrunIsEinval() throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             Cq small = overrunReceiveCq(a, b);
             assertCqError(b, small);
             Expect.errno("poll after the overrun", Errno.EINVAL, () -> small.poll(new org.roce4j.verbs.WorkCompletion[1]));

@@ -6,6 +6,7 @@ import java.util.List;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.roce4j.verbs.Context;
 import org.roce4j.verbs.Device;
 import org.roce4j.verbs.DeviceAttr;
@@ -15,12 +16,19 @@ import org.roce4j.verbs.PortAttr;
 import org.roce4j.verbs.Verbs;
 
 /** ibv_get_device_list, ibv_open_device, ibv_query_device/port/gid as rdma-core and a RoCE port report them. */
+@ExtendWith(Backend.Resolver.class)
 class DiscoveryTest {
+    private final Backend backend;
+
+    DiscoveryTest(Backend backend) {
+        this.backend = backend;
+    }
+
     @Test
     @DisplayName("roce4j.provider selects the backend; its devices name it as their provider")
     void providerIsTheOneSelected() {
         String wanted = System.getProperty(Verbs.PROVIDER_PROPERTY);
-        var provider = Backend.provider();
+        var provider = backend.provider();
         if (wanted != null && !wanted.isBlank()) {
             assertThat(provider.name()).isEqualTo(wanted);
         }
@@ -37,7 +45,7 @@ class DiscoveryTest {
     @Test
     @DisplayName("ibv_query_device: node GUID is ibv_get_device_guid, limits allow at least one of everything")
     void queryDevice() {
-        Device device = Backend.firstDevice();
+        Device device = backend.firstDevice();
         try (Context context = device.open()) {
             DeviceAttr attr = context.queryDevice();
             assertThat(attr.nodeGuid()).isEqualTo(device.guid());
@@ -64,7 +72,7 @@ class DiscoveryTest {
     @Test
     @DisplayName("ibv_query_port: a RoCE port is ACTIVE, link layer ETHERNET, active MTU <= max MTU, LID 0")
     void queryPort() {
-        try (Context context = Backend.firstDevice().open()) {
+        try (Context context = backend.firstDevice().open()) {
             PortAttr port = context.queryPort(Endpoint.PORT);
             assertThat(port.state()).isEqualTo(PortAttr.PortState.ACTIVE);
             assertThat(port.linkLayer()).isEqualTo(PortAttr.LinkLayer.ETHERNET);
@@ -78,7 +86,7 @@ class DiscoveryTest {
     @Test
     @DisplayName("ibv_query_port: port 0 and ports past phys_port_cnt are EINVAL (ports number from 1)")
     void queryPortOutOfRange() {
-        try (Context context = Backend.firstDevice().open()) {
+        try (Context context = backend.firstDevice().open()) {
             int ports = context.queryDevice().physPortCnt();
             Expect.errno(Errno.EINVAL, () -> context.queryPort(0));
             Expect.errno(Errno.EINVAL, () -> context.queryPort(ports + 1));
@@ -88,7 +96,7 @@ class DiscoveryTest {
     @Test
     @DisplayName("ibv_query_gid: RoCEv2 over IPv4 uses an IPv4-mapped GID (::ffff:a.b.c.d)")
     void queryGid() {
-        try (Context context = Backend.firstDevice().open()) {
+        try (Context context = backend.firstDevice().open()) {
             Gid gid = context.queryGid(Endpoint.PORT, Endpoint.GID_INDEX);
             assertThat(gid.isIpv4Mapped()).as("GID %s", gid).isTrue();
             assertThat(gid).isNotEqualTo(Gid.ZERO);
@@ -98,7 +106,7 @@ class DiscoveryTest {
     @Test
     @DisplayName("ibv_query_gid: an index past gid_tbl_len and a bad port are EINVAL")
     void queryGidOutOfRange() {
-        try (Context context = Backend.firstDevice().open()) {
+        try (Context context = backend.firstDevice().open()) {
             int length = context.queryPort(Endpoint.PORT).gidTblLen();
             Expect.errno(Errno.EINVAL, () -> context.queryGid(Endpoint.PORT, length));
             Expect.errno(Errno.EINVAL, () -> context.queryGid(Endpoint.PORT, -1));
@@ -109,7 +117,7 @@ class DiscoveryTest {
     @Test
     @DisplayName("ibv_create_cq: cqe < 1 or > max_cqe is EINVAL; a CQ holds at least what was asked")
     void createCqLimits() {
-        try (Context context = Backend.firstDevice().open()) {
+        try (Context context = backend.firstDevice().open()) {
             int maxCqe = context.queryDevice().maxCqe();
             Expect.errno(Errno.EINVAL, () -> context.createCq(0));
             Expect.errno(Errno.EINVAL, () -> context.createCq(maxCqe + 1));
@@ -125,7 +133,7 @@ class DiscoveryTest {
     @Test
     @DisplayName("two contexts on one device are independent (ibv_open_device twice)")
     void twoContexts() {
-        Device device = Backend.firstDevice();
+        Device device = backend.firstDevice();
         try (Context first = device.open(); Context second = device.open()) {
             assertThat(first).isNotSameAs(second);
             assertThat(first.device().name()).isEqualTo(second.device().name());

@@ -43,12 +43,12 @@ final class Endpoint implements AutoCloseable {
         cq = context.createCq(cqDepth);
     }
 
-    static Endpoint first() {
-        return new Endpoint(Backend.firstDevice());
+    static Endpoint first(Backend backend) {
+        return new Endpoint(backend.firstDevice());
     }
 
-    static Endpoint second() {
-        return new Endpoint(Backend.secondDevice());
+    static Endpoint second(Backend backend) {
+        return new Endpoint(backend.secondDevice());
     }
 
     Gid gid() {

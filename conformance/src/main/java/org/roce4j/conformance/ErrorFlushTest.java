@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.roce4j.verbs.Mr;
@@ -23,12 +24,19 @@ import org.roce4j.verbs.WorkCompletion;
  * outstanding send and receive WQE with WR_FLUSH_ERR, in posting order, none lost; WRs posted while in
  * ERR are flushed too.
  */
+@ExtendWith(Backend.Resolver.class)
 class ErrorFlushTest {
+    private final Backend backend;
+
+    ErrorFlushTest(Backend backend) {
+        this.backend = backend;
+    }
+
     @ParameterizedTest(name = "{0}")
     @DisplayName("IBTA 10.3.1: a QP to ERR flushes every posted receive with WR_FLUSH_ERR, in order")
     @EnumSource(QpType.class)
     void receivesFlushedInOrder(QpType type) throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             QpPair pair = QpPair.connect(a, b, type, Mtu.MTU_1024);
             Mr mr = b.register(64 * 10);
             long[] ids = new long[10];
@@ -51,7 +59,7 @@ class ErrorFlushTest {
     @DisplayName("IBTA 10.3.1: a QP to ERR flushes every outstanding send with WR_FLUSH_ERR, in order")
     @EnumSource(value = QpType.class, names = {"RC"})
     void outstandingSendsFlushedInOrder(QpType type) throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             // B posts no receive: the first SEND is RNR-NAKed for ever (rnr_retry 7), the rest wait behind it.
             QpPair pair = QpPair.connect(a, b, type, Mtu.MTU_1024);
             Mr mr = a.register(64);
@@ -73,7 +81,7 @@ class ErrorFlushTest {
     @DisplayName("rxe_post_send/rxe_post_recv in ERR: WRs posted to a QP in ERR are completed with WR_FLUSH_ERR")
     @EnumSource(QpType.class)
     void postedInErrorAreFlushed(QpType type) throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             QpPair pair = QpPair.connect(a, b, type, Mtu.MTU_1024);
             pair.qpA.modify(new QpAttr().qpState(QpState.ERR));
             Mr mr = a.register(64);
@@ -94,7 +102,7 @@ class ErrorFlushTest {
     @DisplayName("IBTA 10.3.1: a QP moved ERR → RESET → RTS works again and old WRs are gone")
     @EnumSource(value = QpType.class, names = {"RC", "UC"})
     void resetAfterErrorRecovers(QpType type) throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             QpPair pair = QpPair.connect(a, b, type, Mtu.MTU_1024);
             Mr dst = b.register(64);
             pair.qpB.postRecv(RecvWr.of(1, dst, 0, 64));

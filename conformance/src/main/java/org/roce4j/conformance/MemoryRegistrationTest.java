@@ -11,6 +11,7 @@ import java.util.Set;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.roce4j.verbs.AccessFlag;
 import org.roce4j.verbs.Errno;
 import org.roce4j.verbs.Mr;
@@ -23,11 +24,18 @@ import org.roce4j.verbs.WcStatus;
 import org.roce4j.verbs.WorkCompletion;
 
 /** ibv_reg_mr / ibv_dereg_mr: access rules, keys, and what a local key names after deregistration. */
+@ExtendWith(Backend.Resolver.class)
 class MemoryRegistrationTest {
+    private final Backend backend;
+
+    MemoryRegistrationTest(Backend backend) {
+        this.backend = backend;
+    }
+
     @Test
     @DisplayName("IBTA o10-26: REMOTE_WRITE without LOCAL_WRITE is EINVAL")
     void remoteWriteNeedsLocalWrite() throws Exception {
-        try (Endpoint e = Endpoint.first()) {
+        try (Endpoint e = Endpoint.first(backend)) {
             Expect.errno(Errno.EINVAL, () -> e.pd.regMr(e.allocate(64), EnumSet.of(AccessFlag.REMOTE_WRITE)));
             Expect.errno(Errno.EINVAL, () -> e.pd.regMr(e.allocate(64),
                     EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ)));
@@ -37,7 +45,7 @@ class MemoryRegistrationTest {
     @Test
     @DisplayName("IBTA o10-26: REMOTE_ATOMIC without LOCAL_WRITE is EINVAL")
     void remoteAtomicNeedsLocalWrite() throws Exception {
-        try (Endpoint e = Endpoint.first()) {
+        try (Endpoint e = Endpoint.first(backend)) {
             Expect.errno(Errno.EINVAL, () -> e.pd.regMr(e.allocate(64), EnumSet.of(AccessFlag.REMOTE_ATOMIC)));
         }
     }
@@ -45,7 +53,7 @@ class MemoryRegistrationTest {
     @Test
     @DisplayName("ibv_reg_mr_iova: local SGEs and remote peers address the region at its IOVA")
     void iovaAddressing() throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             QpPair pair = QpPair.connect(a, b, QpType.RC, Mtu.MTU_1024);
             MemorySegment sourceMemory = a.allocate(256);
             MemorySegment targetMemory = b.allocate(256);
@@ -72,7 +80,7 @@ class MemoryRegistrationTest {
     @Test
     @DisplayName("ibv_reg_mr_iova: an IOVA range that wraps past 2^64 is EINVAL")
     void iovaWrapIsEinval() throws Exception {
-        try (Endpoint e = Endpoint.first()) {
+        try (Endpoint e = Endpoint.first(backend)) {
             Expect.errno(Errno.EINVAL, () -> e.pd.regMr(e.allocate(64), -32L, Endpoint.ALL_ACCESS));
         }
     }
@@ -80,7 +88,7 @@ class MemoryRegistrationTest {
     @Test
     @DisplayName("IBTA 10.6.3.1: REMOTE_READ alone, LOCAL_WRITE alone and no rights at all are valid")
     void readOnlyRightsAreValid() throws Exception {
-        try (Endpoint e = Endpoint.first()) {
+        try (Endpoint e = Endpoint.first(backend)) {
             for (Set<AccessFlag> access : List.<Set<AccessFlag>>of(EnumSet.of(AccessFlag.REMOTE_READ),
                     EnumSet.of(AccessFlag.LOCAL_WRITE), EnumSet.noneOf(AccessFlag.class))) {
                 Mr mr = e.register(64, access);
@@ -92,7 +100,7 @@ class MemoryRegistrationTest {
     @Test
     @DisplayName("ibv_reg_mr: an empty segment or Java heap memory is EINVAL (only native memory can be registered)")
     void onlyNativeNonEmptyMemory() throws Exception {
-        try (Endpoint e = Endpoint.first()) {
+        try (Endpoint e = Endpoint.first(backend)) {
             Expect.errno(Errno.EINVAL, () -> e.pd.regMr(e.allocate(64).asSlice(0, 0), Endpoint.ALL_ACCESS));
             Expect.errno(Errno.EINVAL, () -> e.pd.regMr(MemorySegment.ofArray(new byte[64]), Endpoint.ALL_ACCESS));
         }
@@ -101,7 +109,7 @@ class MemoryRegistrationTest {
     @Test
     @DisplayName("ibv_reg_mr: address, length, PD and rights are those registered; keys are unique per region")
     void keysAndAttributes() throws Exception {
-        try (Endpoint e = Endpoint.first()) {
+        try (Endpoint e = Endpoint.first(backend)) {
             Set<Integer> lkeys = new HashSet<>();
             Set<Integer> rkeys = new HashSet<>();
             for (int i = 0; i < 8; i++) {
@@ -123,7 +131,7 @@ class MemoryRegistrationTest {
     @Test
     @DisplayName("ibv_reg_mr: a region registered twice gets two different key pairs")
     void sameMemoryTwice() throws Exception {
-        try (Endpoint e = Endpoint.first()) {
+        try (Endpoint e = Endpoint.first(backend)) {
             MemorySegment memory = e.allocate(256);
             Mr first = e.track(e.pd.regMr(memory, Endpoint.ALL_ACCESS));
             Mr second = e.track(e.pd.regMr(memory, Endpoint.ALL_ACCESS));
@@ -135,7 +143,7 @@ class MemoryRegistrationTest {
     @Test
     @DisplayName("IBTA 10.6 L_Key check (rxe copy_data): a send SGE with a deregistered lkey completes with LOC_PROT_ERR")
     void deregisteredLkeyIsLocalProtectionError() throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             QpPair pair = QpPair.connect(a, b, QpType.RC, Mtu.MTU_1024);
             Mr recv = b.register(64);
             pair.qpB.postRecv(RecvWr.of(1, recv, 0, 64));
@@ -153,7 +161,7 @@ class MemoryRegistrationTest {
     @Test
     @DisplayName("IBTA 10.6 L_Key check (rxe copy_data): a send SGE beyond the end of its region is LOC_PROT_ERR")
     void sgeOutOfBoundsIsLocalProtectionError() throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             QpPair pair = QpPair.connect(a, b, QpType.RC, Mtu.MTU_1024);
             Mr recv = b.register(256);
             pair.qpB.postRecv(RecvWr.of(1, recv, 0, 256));
@@ -166,7 +174,7 @@ class MemoryRegistrationTest {
     @Test
     @DisplayName("rxe completer: RDMA READ into a local region without LOCAL_WRITE is LOC_PROT_ERR")
     void readIntoRegionWithoutLocalWrite() throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             QpPair pair = QpPair.connect(a, b, QpType.RC, Mtu.MTU_1024);
             Mr remote = b.register(64);
             Mr local = a.register(64, EnumSet.of(AccessFlag.REMOTE_READ));
@@ -180,7 +188,7 @@ class MemoryRegistrationTest {
     @Test
     @DisplayName("ibv_dereg_mr: a deregistered rkey is refused remotely (REM_ACCESS_ERR), nothing is written")
     void deregisteredRkeyIsRemoteAccessError() throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             QpPair pair = QpPair.connect(a, b, QpType.RC, Mtu.MTU_1024);
             Endpoint.Deregistered gone = b.deregistered();
             Mr src = a.register(64);

@@ -8,6 +8,7 @@ import java.util.stream.Stream;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -27,9 +28,16 @@ import org.roce4j.verbs.WrOpcode;
  * with the data checked byte for byte in memory on both sides and the completions on both sides;
  * messages that span several packets at every path MTU; immediate data; atomics in host byte order.
  */
+@ExtendWith(Backend.Resolver.class)
 class OpcodeTest {
     static final int IMM = 0x12345678;
     static final long SEED = 0x5EED_0001L;
+
+    private final Backend backend;
+
+    OpcodeTest(Backend backend) {
+        this.backend = backend;
+    }
 
     static Stream<Arguments> allowedOpcodes() {
         List<Arguments> all = new ArrayList<>();
@@ -107,7 +115,7 @@ class OpcodeTest {
     @Test
     @DisplayName("IBTA 9.4.1: a zero-length SEND completes with byte_len 0 and consumes one receive")
     void zeroLengthSend() throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             QpPair pair = QpPair.connect(a, b, QpType.RC, Mtu.MTU_1024);
             Mr dst = b.register(64);
             Bytes.canary(dst.segment());
@@ -124,7 +132,7 @@ class OpcodeTest {
     @Test
     @DisplayName("IBTA 9.4.1: a SEND scattered over three receive SGEs and gathered from two send SGEs")
     void scatterGather() throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             QpPair pair = QpPair.connect(a, b, QpType.RC, Mtu.MTU_256, new org.roce4j.verbs.QpCap(8, 8, 2, 3, 0),
                     QpPair.remoteAccess());
             byte[] data = Bytes.pattern(SEED, 700);
@@ -165,8 +173,8 @@ class OpcodeTest {
 
     // ---- one operation, checked on both sides
 
-    static void send(QpType type, Mtu mtu, WrOpcode opcode, int length) throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+    void send(QpType type, Mtu mtu, WrOpcode opcode, int length) throws Exception {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             QpPair pair = QpPair.connect(a, b, type, mtu);
             int grh = type == QpType.UD ? 40 : 0;
             byte[] data = Bytes.pattern(SEED + length, length);
@@ -197,8 +205,8 @@ class OpcodeTest {
         }
     }
 
-    static void write(QpType type, Mtu mtu, WrOpcode opcode, int length) throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+    void write(QpType type, Mtu mtu, WrOpcode opcode, int length) throws Exception {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             QpPair pair = QpPair.connect(a, b, type, mtu);
             byte[] data = Bytes.pattern(SEED ^ length, length);
             Mr src = a.register(length);
@@ -233,8 +241,8 @@ class OpcodeTest {
         }
     }
 
-    static void read(Mtu mtu, int length) throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+    void read(Mtu mtu, int length) throws Exception {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             QpPair pair = QpPair.connect(a, b, QpType.RC, mtu);
             byte[] data = Bytes.pattern(SEED - length, length);
             Mr remote = b.register(length + 8);
@@ -252,8 +260,8 @@ class OpcodeTest {
         }
     }
 
-    static void fetchAndAdd(long original, long add) throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+    void fetchAndAdd(long original, long add) throws Exception {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             QpPair pair = QpPair.connect(a, b, QpType.RC, Mtu.MTU_1024);
             Mr remote = b.register(32);
             Bytes.u64(remote.segment(), 8, original);   // host order, as the CPU reads it
@@ -272,8 +280,8 @@ class OpcodeTest {
         }
     }
 
-    static void compareAndSwap(boolean matches) throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+    void compareAndSwap(boolean matches) throws Exception {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             QpPair pair = QpPair.connect(a, b, QpType.RC, Mtu.MTU_1024);
             long original = 0x1122_3344_5566_7788L;
             long swap = 0xCAFE_F00D_DEAD_BEEFL;
@@ -297,8 +305,8 @@ class OpcodeTest {
      * roce4j's contract that such a region's rkey can be invalidated. rxe refuses it (rxe_invalidate_mr
      * wants IB_MR_TYPE_MEM_REG), so on the ibverbs backend this needs memory windows in the API.
      */
-    static void sendWithInvalidate() throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+    void sendWithInvalidate() throws Exception {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             QpPair pair = QpPair.connect(a, b, QpType.RC, Mtu.MTU_1024);
             Mr victim = b.register(64);
             Bytes.canary(victim.segment());
@@ -323,8 +331,8 @@ class OpcodeTest {
     }
 
     /** LOCAL_INV (IBTA 10.6.5): completes locally, after which remote peers cannot use the rkey. Same caveat as above. */
-    static void localInvalidate() throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+    void localInvalidate() throws Exception {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             QpPair pair = QpPair.connect(a, b, QpType.RC, Mtu.MTU_1024);
             Mr victim = a.register(64);
             Bytes.canary(victim.segment());

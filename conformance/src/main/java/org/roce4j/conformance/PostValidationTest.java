@@ -9,6 +9,7 @@ import java.util.stream.Stream;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -34,12 +35,19 @@ import org.roce4j.verbs.WrOpcode;
  * Work requests refused synchronously, as rdma-core providers refuse them (rxe: rxe_post_send /
  * validate_send_wr / rxe_post_recv): EINVAL or ENOMEM and a bad_wr index; nothing after the bad one posted.
  */
+@ExtendWith(Backend.Resolver.class)
 class PostValidationTest {
+    private final Backend backend;
+
+    PostValidationTest(Backend backend) {
+        this.backend = backend;
+    }
+
     @ParameterizedTest(name = "{0}")
     @DisplayName("rxe_post_send (IBTA 10.3.1: sends need RTS): a send on a QP in RESET, INIT or RTR is EINVAL")
     @EnumSource(QpType.class)
     void sendBeforeRtsIsEinval(QpType type) throws Exception {
-        try (Endpoint e = Endpoint.first()) {
+        try (Endpoint e = Endpoint.first(backend)) {
             Qp qp = e.track(e.pd.createQp(QpInitAttr.of(type, e.cq, QpCap.of(4, 4))));
             Mr mr = e.register(64);
             Ah ah = e.track(e.pd.createAh(AhAttr.of(e.gid(), Endpoint.GID_INDEX, Endpoint.PORT)));
@@ -63,7 +71,7 @@ class PostValidationTest {
     @DisplayName("rxe_post_recv: posting a receive on a QP in RESET is EINVAL; in INIT it is accepted")
     @EnumSource(QpType.class)
     void recvInResetIsEinval(QpType type) throws Exception {
-        try (Endpoint e = Endpoint.first()) {
+        try (Endpoint e = Endpoint.first(backend)) {
             Qp qp = e.track(e.pd.createQp(QpInitAttr.of(type, e.cq, QpCap.of(4, 4))));
             Mr mr = e.register(64);
             Expect.badWr(Errno.EINVAL, 0, () -> qp.postRecv(RecvWr.of(1, mr, 0, 64)));
@@ -88,7 +96,7 @@ class PostValidationTest {
     @DisplayName("IBTA table 38 (rxe validate_send_wr, 'bad wr opcode for qp type'): an opcode the QP type does not allow is EINVAL")
     @MethodSource("disallowedOpcodes")
     void opcodeNotAllowedOnQpTypeIsEinval(QpType type, WrOpcode opcode) throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             QpPair pair = QpPair.connect(a, b, type, Mtu.MTU_1024);
             Mr mr = a.register(64);
             SendWr wr = new SendWr().wrId(77).opcode(opcode).sge(mr, 0, 8).remote(mr.address(), mr.rkey())
@@ -106,7 +114,7 @@ class PostValidationTest {
     @DisplayName("rxe validate_send_wr: more send SGEs than max_send_sge is EINVAL")
     @EnumSource(QpType.class)
     void tooManySendSges(QpType type) throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             QpPair pair = QpPair.connect(a, b, type, Mtu.MTU_1024);
             Mr mr = a.register(256);
             int max = pair.qpA.initAttr().cap().maxSendSge();
@@ -125,7 +133,7 @@ class PostValidationTest {
     @DisplayName("rxe_post_recv: more receive SGEs than max_recv_sge is EINVAL")
     @EnumSource(QpType.class)
     void tooManyRecvSges(QpType type) throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             QpPair pair = QpPair.connect(a, b, type, Mtu.MTU_1024);
             Mr mr = b.register(256);
             int max = pair.qpB.initAttr().cap().maxRecvSge();
@@ -140,7 +148,7 @@ class PostValidationTest {
     @Test
     @DisplayName("rxe validate_send_wr: inline data beyond max_inline_data is EINVAL")
     void tooMuchInlineData() throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             QpPair pair = QpPair.connect(a, b, QpType.RC, Mtu.MTU_1024, new QpCap(8, 8, 1, 1, 64),
                     QpPair.remoteAccess());
             int max = pair.qpA.initAttr().cap().maxInlineData();
@@ -153,7 +161,7 @@ class PostValidationTest {
     @Test
     @DisplayName("rxe validate_send_wr: an atomic whose SGE is not 8 bytes is EINVAL")
     void atomicLengthMustBeEight() throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             QpPair pair = QpPair.connect(a, b, QpType.RC, Mtu.MTU_1024);
             Mr local = a.register(64);
             Mr remote = b.register(64);
@@ -167,7 +175,7 @@ class PostValidationTest {
     @Test
     @DisplayName("ibv_post_send: ENOMEM when the send queue is full (max_send_wr outstanding)")
     void sendQueueFullIsEnomem() throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             // No receive at B: the first SEND is RNR-NAKed forever (rnr_retry 7), so nothing leaves the queue.
             QpPair pair = QpPair.connect(a, b, QpType.RC, Mtu.MTU_1024, QpCap.of(4, 4), QpPair.remoteAccess());
             int depth = pair.qpA.initAttr().cap().maxSendWr();
@@ -184,7 +192,7 @@ class PostValidationTest {
     @Test
     @DisplayName("ibv_post_recv: ENOMEM when the receive queue is full (max_recv_wr posted)")
     void recvQueueFullIsEnomem() throws Exception {
-        try (Endpoint e = Endpoint.first()) {
+        try (Endpoint e = Endpoint.first(backend)) {
             Qp qp = e.track(e.pd.createQp(QpInitAttr.of(QpType.RC, e.cq, QpCap.of(4, 4))));
             QpPair.bringUp(Mtu.MTU_1024, QpPair.remoteAccess()).init(qp);
             int depth = qp.initAttr().cap().maxRecvWr();
@@ -199,7 +207,7 @@ class PostValidationTest {
     @Test
     @DisplayName("ibv_post_send bad_wr: in a list the bad WR's index is reported, those before it are posted and complete, none after")
     void badWorkRequestInSendList() throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             QpPair pair = QpPair.connect(a, b, QpType.RC, Mtu.MTU_1024);
             Mr src = a.register(64);
             Mr dst = b.register(256);
@@ -228,7 +236,7 @@ class PostValidationTest {
     @Test
     @DisplayName("ibv_post_recv bad_wr: the bad receive's index is reported, the one before it is posted")
     void badWorkRequestInRecvList() throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             QpPair pair = QpPair.connect(a, b, QpType.RC, Mtu.MTU_1024);
             Mr dst = b.register(256);
             RecvWr bad = new RecvWr().wrId(21);
@@ -250,7 +258,7 @@ class PostValidationTest {
     @Test
     @DisplayName("IBTA 10.2.9: a QP with an SRQ takes no receives of its own (ibv_post_recv EINVAL)")
     void postRecvOnSrqQpIsEinval() throws Exception {
-        try (Endpoint e = Endpoint.first()) {
+        try (Endpoint e = Endpoint.first(backend)) {
             var srq = e.track(e.pd.createSrq(new org.roce4j.verbs.SrqInitAttr(8, 1, 0)));
             Qp qp = e.track(e.pd.createQp(QpInitAttr.of(QpType.RC, e.cq, QpCap.of(4, 0)).withSrq(srq)));
             QpPair.bringUp(Mtu.MTU_1024, EnumSet.noneOf(AccessFlag.class)).init(qp);

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.roce4j.verbs.AccessFlag;
@@ -39,11 +40,18 @@ import org.roce4j.verbs.VerbsException;
  * <p>Transitions out of SQE are not driven: SQE is entered only by a send error on UC/UD, never by a
  * modify, so no verbs sequence reaches it deterministically.
  */
+@ExtendWith(Backend.Resolver.class)
 class QpStateMachineTest {
     /** ALT_PATH and PATH_MIG_STATE have no fields in QpAttr (no alt_ah_attr, no path_mig_state): they are only ever sent as bare mask bits. */
     private static final Set<QpAttrMask> NOT_SETTABLE = EnumSet.of(QpAttrMask.ALT_PATH, QpAttrMask.PATH_MIG_STATE);
     private static final List<QpState> REACHABLE = List.of(
             QpState.RESET, QpState.INIT, QpState.RTR, QpState.RTS, QpState.SQD, QpState.ERR);
+
+    private final Backend backend;
+
+    QpStateMachineTest(Backend backend) {
+        this.backend = backend;
+    }
 
     /** One transition; its name ("RC RESET->ERR") names the test invocation, in reports and departure lists. */
     record Transition(QpType type, QpState from, QpState to, QpTransitions.Attributes attributes) {
@@ -58,7 +66,7 @@ class QpStateMachineTest {
 
     @BeforeEach
     void open() {
-        endpoint = Endpoint.first();
+        endpoint = Endpoint.first(backend);
         device = endpoint.context.queryDevice();
     }
 

@@ -6,6 +6,7 @@ import java.util.List;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.roce4j.verbs.Mr;
 import org.roce4j.verbs.Mtu;
 import org.roce4j.verbs.QpState;
@@ -26,7 +27,14 @@ import org.roce4j.verbs.WorkCompletion;
  * status for both sides); ConnectX reports LOC_LEN_ERR, as the spec's wording says. This suite follows
  * the spec.
  */
+@ExtendWith(Backend.Resolver.class)
 class ReceiveLengthTest {
+    private final Backend backend;
+
+    ReceiveLengthTest(Backend backend) {
+        this.backend = backend;
+    }
+
     @Test
     @DisplayName("IBTA 11.6.2: RC SEND of 65 bytes into a 64-byte receive → LOC_LEN_ERR at the responder, REM_INV_REQ_ERR at the requester")
     void sendLongerThanReceiveBuffer() throws Exception {
@@ -42,7 +50,7 @@ class ReceiveLengthTest {
     @Test
     @DisplayName("IBTA 9.4.1: a SEND exactly as long as the receive buffer fits (no length error at the boundary)")
     void sendExactlyTheReceiveBuffer() throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             QpPair pair = QpPair.connect(a, b, QpType.RC, Mtu.MTU_256);
             Mr src = a.register(512);
             byte[] data = Bytes.pattern(9, 512);
@@ -58,8 +66,8 @@ class ReceiveLengthTest {
         }
     }
 
-    private static void tooLong(Mtu mtu, int sendLength, int recvLength) throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+    private void tooLong(Mtu mtu, int sendLength, int recvLength) throws Exception {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             QpPair pair = QpPair.connect(a, b, QpType.RC, mtu);
             Mr src = a.register(sendLength);
             Bytes.write(src.segment(), 0, Bytes.pattern(8, sendLength));

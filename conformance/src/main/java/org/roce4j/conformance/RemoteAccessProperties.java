@@ -14,6 +14,7 @@ import java.util.SplittableRandom;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.quicktheories.core.Gen;
 import org.quicktheories.generators.Generate;
 import org.roce4j.verbs.AccessFlag;
@@ -57,6 +58,7 @@ import org.roce4j.verbs.WrOpcode;
  * <p>Replay: QuickTheories prints "Seed was N"; rerun with {@code -DQT_SEED=N}. Examples:
  * {@code -Droce4j.properties.examples} (default 100); shrink cycles: {@code -Droce4j.properties.shrinks} (default 1000).
  */
+@ExtendWith(Backend.Resolver.class)
 class RemoteAccessProperties {
     static final int EXAMPLES = Integer.getInteger("roce4j.properties.examples", 100);
     static final int SHRINK_CYCLES = Integer.getInteger("roce4j.properties.shrinks", 1000);
@@ -67,6 +69,12 @@ class RemoteAccessProperties {
     static final QpCap CAP = new QpCap(16, 16, 1, 1, 0);
     static final Set<AccessFlag> REMOTE_RIGHTS =
             EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC);
+
+    private final Backend backend;
+
+    RemoteAccessProperties(Backend backend) {
+        this.backend = backend;
+    }
 
     /** What is wrong with the access. */
     enum Violation {
@@ -200,7 +208,7 @@ class RemoteAccessProperties {
     void rcBadRemoteAccessFailsAndChangesNothing() {
         qt().withExamples(EXAMPLES).withShrinkCycles(SHRINK_CYCLES)
                 .forAll(attempts(QpType.RC))
-                .checkAssert(RemoteAccessProperties::runUnchecked);
+                .checkAssert(this::runUnchecked);
     }
 
     @Test
@@ -208,7 +216,7 @@ class RemoteAccessProperties {
     void ucBadRemoteWriteChangesNothing() {
         qt().withExamples(EXAMPLES).withShrinkCycles(SHRINK_CYCLES)
                 .forAll(attempts(QpType.UC))
-                .checkAssert(RemoteAccessProperties::runUnchecked);
+                .checkAssert(this::runUnchecked);
     }
 
     static Gen<Attempt> attempts(QpType type) {
@@ -234,7 +242,7 @@ class RemoteAccessProperties {
         return List.copyOf(all);
     }
 
-    private static void runUnchecked(Attempt attempt) {
+    private void runUnchecked(Attempt attempt) {
         try {
             run(attempt);
         } catch (RuntimeException | Error e) {
@@ -244,9 +252,9 @@ class RemoteAccessProperties {
         }
     }
 
-    static void run(Attempt t) throws Exception {
+    void run(Attempt t) throws Exception {
         SplittableRandom random = new SplittableRandom(t.memorySeed());
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             Mr local = a.track(a.pd.regMr(filled(a, Math.max(t.length(), 8), random), Endpoint.ALL_ACCESS));
 
             // Every allocation of the responder is snapshotted: the target with its guards, the other

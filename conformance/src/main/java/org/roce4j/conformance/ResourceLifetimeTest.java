@@ -6,6 +6,7 @@ import java.lang.foreign.Arena;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.roce4j.verbs.Ah;
 import org.roce4j.verbs.AhAttr;
 import org.roce4j.verbs.CompChannel;
@@ -26,11 +27,18 @@ import org.roce4j.verbs.SrqInitAttr;
  * ibv_dealloc_pd, ibv_destroy_cq, ibv_destroy_srq and ibv_destroy_comp_channel return EBUSY. After the
  * child goes, the parent closes. Each failed close must leave the parent fully usable.
  */
+@ExtendWith(Backend.Resolver.class)
 class ResourceLifetimeTest {
+    private final Backend backend;
+
+    ResourceLifetimeTest(Backend backend) {
+        this.backend = backend;
+    }
+
     @Test
     @DisplayName("ibv_close_device: EBUSY while a PD is allocated")
     void contextBusyWithPd() {
-        Context context = Backend.firstDevice().open();
+        Context context = backend.firstDevice().open();
         Pd pd = context.allocPd();
         Expect.errno(Errno.EBUSY, context::close);
         assertThat(context.queryPort(Endpoint.PORT)).as("the context still works").isNotNull();
@@ -41,7 +49,7 @@ class ResourceLifetimeTest {
     @Test
     @DisplayName("ibv_close_device: EBUSY while a CQ or a completion channel exists")
     void contextBusyWithCqAndChannel() {
-        Context context = Backend.firstDevice().open();
+        Context context = backend.firstDevice().open();
         CompChannel channel = context.createCompChannel();
         Cq cq = context.createCq(4);
         Expect.errno(Errno.EBUSY, context::close);
@@ -54,7 +62,7 @@ class ResourceLifetimeTest {
     @Test
     @DisplayName("ibv_dealloc_pd: EBUSY while an MR is registered in it; fine after ibv_dereg_mr")
     void pdBusyWithMr() {
-        try (Context context = Backend.firstDevice().open(); Arena arena = Arena.ofConfined()) {
+        try (Context context = backend.firstDevice().open(); Arena arena = Arena.ofConfined()) {
             Pd pd = context.allocPd();
             Mr mr = pd.regMr(arena.allocate(64, 8), Endpoint.ALL_ACCESS);
             Expect.errno(Errno.EBUSY, pd::close);
@@ -67,7 +75,7 @@ class ResourceLifetimeTest {
     @Test
     @DisplayName("ibv_dealloc_pd: EBUSY while a QP, an SRQ or an AH belongs to it")
     void pdBusyWithQpSrqAh() {
-        try (Context context = Backend.firstDevice().open(); Cq cq = context.createCq(8)) {
+        try (Context context = backend.firstDevice().open(); Cq cq = context.createCq(8)) {
             Pd pd = context.allocPd();
             Qp qp = pd.createQp(QpInitAttr.of(QpType.RC, cq, QpCap.of(4, 4)));
             Expect.errno(Errno.EBUSY, pd::close);
@@ -86,7 +94,7 @@ class ResourceLifetimeTest {
     @Test
     @DisplayName("ibv_destroy_cq: EBUSY while a QP uses it as send or receive CQ")
     void cqBusyWithQp() {
-        try (Context context = Backend.firstDevice().open(); Pd pd = context.allocPd()) {
+        try (Context context = backend.firstDevice().open(); Pd pd = context.allocPd()) {
             Cq sendCq = context.createCq(8);
             Cq recvCq = context.createCq(8);
             Qp qp = pd.createQp(QpInitAttr.of(QpType.UD, sendCq, QpCap.of(4, 4)).withCqs(sendCq, recvCq));
@@ -101,7 +109,7 @@ class ResourceLifetimeTest {
     @Test
     @DisplayName("ibv_destroy_comp_channel: EBUSY while a CQ reports to it")
     void channelBusyWithCq() {
-        try (Context context = Backend.firstDevice().open()) {
+        try (Context context = backend.firstDevice().open()) {
             CompChannel channel = context.createCompChannel();
             Cq cq = context.createCq(4, channel, 0);
             assertThat(cq.channel()).isSameAs(channel);
@@ -114,7 +122,7 @@ class ResourceLifetimeTest {
     @Test
     @DisplayName("ibv_destroy_srq: EBUSY while a QP receives through it")
     void srqBusyWithQp() {
-        try (Context context = Backend.firstDevice().open(); Pd pd = context.allocPd(); Cq cq = context.createCq(8)) {
+        try (Context context = backend.firstDevice().open(); Pd pd = context.allocPd(); Cq cq = context.createCq(8)) {
             Srq srq = pd.createSrq(new SrqInitAttr(4, 1, 0));
             Qp qp = pd.createQp(QpInitAttr.of(QpType.RC, cq, QpCap.of(4, 0)).withSrq(srq));
             assertThat(qp.initAttr().srq()).isSameAs(srq);
@@ -127,7 +135,7 @@ class ResourceLifetimeTest {
     @Test
     @DisplayName("ibv_create_qp: caps beyond max_qp_wr / max_sge are EINVAL")
     void createQpBeyondLimits() {
-        try (Context context = Backend.firstDevice().open(); Pd pd = context.allocPd(); Cq cq = context.createCq(8)) {
+        try (Context context = backend.firstDevice().open(); Pd pd = context.allocPd(); Cq cq = context.createCq(8)) {
             var attr = context.queryDevice();
             Expect.errno(Errno.EINVAL, () -> pd.createQp(QpInitAttr.of(QpType.RC, cq, QpCap.of(attr.maxQpWr() + 1, 1))));
             Expect.errno(Errno.EINVAL, () -> pd.createQp(QpInitAttr.of(QpType.RC, cq,
@@ -139,7 +147,7 @@ class ResourceLifetimeTest {
     @Test
     @DisplayName("ibv_create_qp: a new QP is in RESET with a 24-bit QPN; it reports caps at least as asked")
     void createdQpIsInReset() {
-        try (Context context = Backend.firstDevice().open(); Pd pd = context.allocPd(); Cq cq = context.createCq(8);
+        try (Context context = backend.firstDevice().open(); Pd pd = context.allocPd(); Cq cq = context.createCq(8);
              Qp qp = pd.createQp(QpInitAttr.of(QpType.RC, cq, QpCap.of(5, 3)))) {
             assertThat(qp.state()).isEqualTo(org.roce4j.verbs.QpState.RESET);
             assertThat(qp.qpNum()).isBetween(2, 0xFFFFFF);

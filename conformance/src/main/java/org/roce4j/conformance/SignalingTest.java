@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.roce4j.verbs.Mr;
@@ -23,7 +24,14 @@ import org.roce4j.verbs.WorkCompletion;
  * produces no completion unless the QP signals all; receives always complete; completions of one work
  * queue come in posting order (IBTA 10.8.6).
  */
+@ExtendWith(Backend.Resolver.class)
 class SignalingTest {
+    private final Backend backend;
+
+    SignalingTest(Backend backend) {
+        this.backend = backend;
+    }
+
     @ParameterizedTest(name = "{0}")
     @DisplayName("IBTA 10.8.1: only SIGNALED sends complete; every receive completes; all in order")
     @EnumSource(QpType.class)
@@ -38,8 +46,8 @@ class SignalingTest {
         run(type, true);
     }
 
-    private static void run(QpType type, boolean sigAll) throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+    private void run(QpType type, boolean sigAll) throws Exception {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             QpPair pair = QpPair.connect(a, b, Mtu.MTU_1024, QpPair.remoteAccess(),
                     e -> QpInitAttr.of(type, e.cq, QpCap.of(32, 32)).withSqSigAll(sigAll));
             int grh = type == QpType.UD ? 40 : 0;

@@ -8,6 +8,7 @@ import java.util.Optional;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.roce4j.verbs.AsyncEvent;
 import org.roce4j.verbs.AsyncEventType;
 import org.roce4j.verbs.Errno;
@@ -26,11 +27,18 @@ import org.roce4j.verbs.WcOpcode;
 import org.roce4j.verbs.WorkCompletion;
 
 /** Shared receive queues (IBTA 10.2.9): one FIFO of receive WQEs consumed by every QP attached to it, and the limit event. */
+@ExtendWith(Backend.Resolver.class)
 class SrqTest {
+    private final Backend backend;
+
+    SrqTest(Backend backend) {
+        this.backend = backend;
+    }
+
     @Test
     @DisplayName("IBTA 10.2.9: two QPs consume one SRQ's WQEs in posting order; qp_num tells which QP received")
     void sharedAcrossQps() throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             Srq srq = b.track(b.pd.createSrq(new SrqInitAttr(16, 1, 0)));
             assertThat(srq.pd()).isSameAs(b.pd);
             QpPair one = QpPair.connect(a, b, Mtu.MTU_1024, QpPair.remoteAccess(), e -> attr(e, b, srq));
@@ -61,7 +69,7 @@ class SrqTest {
     @Test
     @DisplayName("IBTA 10.2.9.2 / rxe get_srq_wqe: SRQ_LIMIT_REACHED fires once when fewer WQEs than the limit remain, then the limit is disarmed")
     void limitEvent() throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             Srq srq = b.track(b.pd.createSrq(new SrqInitAttr(16, 1, 0)));
             QpPair pair = QpPair.connect(a, b, Mtu.MTU_1024, QpPair.remoteAccess(), e -> attr(e, b, srq));
             Mr dst = b.register(6 * 64);
@@ -89,7 +97,7 @@ class SrqTest {
     @Test
     @DisplayName("ibv_modify_srq: arming a limit above max_wr is EINVAL")
     void limitAboveMaxWrIsEinval() throws Exception {
-        try (Endpoint e = Endpoint.first()) {
+        try (Endpoint e = Endpoint.first(backend)) {
             Srq srq = e.track(e.pd.createSrq(new SrqInitAttr(8, 1, 0)));
             int maxWr = srq.query().maxWr();
             assertThat(maxWr).isGreaterThanOrEqualTo(8);
@@ -101,7 +109,7 @@ class SrqTest {
     @Test
     @DisplayName("ibv_create_srq: max_wr above the device's max_srq_wr or max_sge above max_srq_sge is EINVAL")
     void createBeyondLimits() throws Exception {
-        try (Endpoint e = Endpoint.first()) {
+        try (Endpoint e = Endpoint.first(backend)) {
             var device = e.context.queryDevice();
             Expect.errno(Errno.EINVAL, () -> e.pd.createSrq(new SrqInitAttr(device.maxSrqWr() + 1, 1, 0)));
             Expect.errno(Errno.EINVAL, () -> e.pd.createSrq(new SrqInitAttr(4, device.maxSrqSge() + 1, 0)));
@@ -111,7 +119,7 @@ class SrqTest {
     @Test
     @DisplayName("ibv_post_srq_recv: ENOMEM when full, EINVAL for too many SGEs, bad_wr index in a list")
     void postLimits() throws Exception {
-        try (Endpoint e = Endpoint.first()) {
+        try (Endpoint e = Endpoint.first(backend)) {
             Srq srq = e.track(e.pd.createSrq(new SrqInitAttr(4, 1, 0)));
             SrqAttr attr = srq.query();
             Mr mr = e.register(64);

@@ -6,6 +6,7 @@ import java.util.EnumSet;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.roce4j.verbs.AccessFlag;
 import org.roce4j.verbs.Mr;
 import org.roce4j.verbs.Mtu;
@@ -21,11 +22,18 @@ import org.roce4j.verbs.WorkCompletion;
  * completes successfully once transmitted; a message the responder cannot take is silently dropped
  * (rxe: class D, drop_msg) and the responder QP stays in RTS, ready for the next message.
  */
+@ExtendWith(Backend.Resolver.class)
 class UcTest {
+    private final Backend backend;
+
+    UcTest(Backend backend) {
+        this.backend = backend;
+    }
+
     @Test
     @DisplayName("IBTA 9.8: UC SEND with no receive posted completes SUCCESS at the requester; the message is dropped, the next one is delivered")
     void sendWithoutReceiveIsDropped() throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             QpPair pair = QpPair.connect(a, b, QpType.UC, Mtu.MTU_1024);
             Mr src = a.register(64);
             Bytes.write(src.segment(), 0, Bytes.pattern(1, 64));
@@ -50,7 +58,7 @@ class UcTest {
     @Test
     @DisplayName("IBTA 9.8 / rxe class D: UC WRITE with a bad rkey completes SUCCESS at the requester, writes nothing, responder stays RTS")
     void writeWithBadRkeyIsSilentlyDropped() throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             QpPair pair = QpPair.connect(a, b, QpType.UC, Mtu.MTU_1024);
             Mr target = b.register(64);
             Bytes.canary(target.segment());
@@ -74,7 +82,7 @@ class UcTest {
     @Test
     @DisplayName("rxe check_op_valid (UC): WRITE to a QP without REMOTE_WRITE is dropped; requester SUCCESS; nothing written")
     void writeToQpWithoutRemoteWriteIsDropped() throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             QpPair pair = QpPair.connect(a, b, QpType.UC, Mtu.MTU_1024, org.roce4j.verbs.QpCap.of(8, 8),
                     EnumSet.noneOf(AccessFlag.class));
             Mr target = b.register(64);
@@ -92,7 +100,7 @@ class UcTest {
     @Test
     @DisplayName("IBTA 9.8: UC SEND larger than the receive buffer: requester SUCCESS, nothing delivered past the buffer")
     void sendTooLongIsNotAckDependent() throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             QpPair pair = QpPair.connect(a, b, QpType.UC, Mtu.MTU_1024);
             Mr src = a.register(128);
             Mr dst = b.register(128);

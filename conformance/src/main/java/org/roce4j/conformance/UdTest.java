@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.roce4j.verbs.Errno;
 import org.roce4j.verbs.Mr;
 import org.roce4j.verbs.Mtu;
@@ -21,11 +22,18 @@ import org.roce4j.verbs.WorkCompletion;
  * for RoCEv2 over IPv4 the IPv4 header sits in its last 20 bytes, as rxe's execute() copies ip_hdr into
  * roce4grh), byte_len counting those 40 bytes, WcFlag.GRH, src_qp; Q_Key checks; the MTU limit.
  */
+@ExtendWith(Backend.Resolver.class)
 class UdTest {
+    private final Backend backend;
+
+    UdTest(Backend backend) {
+        this.backend = backend;
+    }
+
     @Test
     @DisplayName("IBTA 11.4.1.2 / rxe execute(): UD receive holds the 40-byte GRH with the IPv4 header in bytes 20..39, byte_len = payload + 40, GRH flag, src_qp")
     void grhAndCompletionFields() throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             QpPair pair = QpPair.connect(a, b, QpType.UD, Mtu.MTU_1024);
             int length = 100;
             byte[] data = Bytes.pattern(40, length);
@@ -64,7 +72,7 @@ class UdTest {
     @Test
     @DisplayName("IBTA 9.4.1: UD SEND_WITH_IMM carries imm_data and WITH_IMM alongside the GRH")
     void sendWithImmediate() throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             QpPair pair = QpPair.connect(a, b, QpType.UD, Mtu.MTU_1024);
             Mr src = a.register(16);
             Mr dst = b.register(64);
@@ -83,7 +91,7 @@ class UdTest {
     @Test
     @DisplayName("IBTA 10.2.5 (Q_Key check) / rxe check_keys: a datagram with the wrong Q_Key is dropped, no completion; the receive stays posted")
     void qkeyMismatchIsDropped() throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             QpPair pair = QpPair.connect(a, b, QpType.UD, Mtu.MTU_1024);
             Mr src = a.register(64);
             Bytes.write(src.segment(), 0, Bytes.pattern(11, 64));
@@ -106,7 +114,7 @@ class UdTest {
     @Test
     @DisplayName("IBTA 10.2.5 controlled Q_Keys / rxe: a WR Q_Key with the high bit set sends the QP's own Q_Key")
     void controlledQkeyUsesTheQpsQkey() throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             QpPair pair = QpPair.connect(a, b, QpType.UD, Mtu.MTU_1024);
             Mr src = a.register(16);
             Mr dst = b.register(64);
@@ -120,7 +128,7 @@ class UdTest {
     @Test
     @DisplayName("IBTA C10-93.1.1: a UD message longer than the port MTU emits no packet and no error (or is refused at post with EINVAL)")
     void messageLongerThanMtu() throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             QpPair pair = QpPair.connect(a, b, QpType.UD, Mtu.MTU_1024);
             int mtu = a.context.queryPort(Endpoint.PORT).activeMtu().bytes();
             Mr src = a.register(mtu + 1);
@@ -142,7 +150,7 @@ class UdTest {
     @Test
     @DisplayName("IBTA 9.6.1.1 (UD one packet per message): a UD message of exactly the port MTU is delivered")
     void messageOfExactlyTheMtu() throws Exception {
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             QpPair pair = QpPair.connect(a, b, QpType.UD, Mtu.MTU_1024);
             int mtu = a.context.queryPort(Endpoint.PORT).activeMtu().bytes();
             byte[] data = Bytes.pattern(mtu, mtu);

@@ -15,6 +15,7 @@ import java.util.Set;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.quicktheories.api.Pair;
 import org.quicktheories.core.Gen;
 import org.quicktheories.generators.Generate;
@@ -54,6 +55,7 @@ import org.roce4j.verbs.WrOpcode;
  * <p>Replay: QuickTheories prints "Seed was N" with the smallest falsifying scenario; rerun with
  * {@code -DQT_SEED=N}. Examples per property: {@code -Droce4j.properties.examples} (default 100); shrink cycles: {@code -Droce4j.properties.shrinks} (default 1000).
  */
+@ExtendWith(Backend.Resolver.class)
 class WorkRequestMixProperties {
     static final int EXAMPLES = Integer.getInteger("roce4j.properties.examples", 100);
     static final int SHRINK_CYCLES = Integer.getInteger("roce4j.properties.shrinks", 1000);
@@ -67,6 +69,12 @@ class WorkRequestMixProperties {
     static final QpCap CAP = new QpCap(64, 64, MAX_SGES, MAX_SGES, 0);
     static final Set<AccessFlag> REMOTE_RIGHTS =
             EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC);
+
+    private final Backend backend;
+
+    WorkRequestMixProperties(Backend backend) {
+        this.backend = backend;
+    }
 
     @Test
     @DisplayName("RC: random mixes of SEND(+IMM), WRITE(+IMM), READ, FETCH_ADD and CMP_SWP match the reference model (IBTA 9.4, 10.8.3)")
@@ -86,16 +94,16 @@ class WorkRequestMixProperties {
         check(QpType.UD);
     }
 
-    private static void check(QpType type) {
+    private void check(QpType type) {
         int udMtu = type == QpType.UD ? activeMtu() : 0;
         qt().withExamples(EXAMPLES).withShrinkCycles(SHRINK_CYCLES)
                 .forAll(scenarios(type, udMtu))
-                .checkAssert(WorkRequestMixProperties::runUnchecked);
+                .checkAssert(this::runUnchecked);
     }
 
     /** The UD message limit: the port's active MTU (UD QPs have no path MTU of their own). */
-    private static int activeMtu() {
-        try (Endpoint a = Endpoint.first()) {
+    private int activeMtu() {
+        try (Endpoint a = Endpoint.first(backend)) {
             return a.context.queryPort(Endpoint.PORT).activeMtu().bytes();
         } catch (RuntimeException e) {
             throw e;
@@ -301,7 +309,7 @@ class WorkRequestMixProperties {
     record Expected(int op, long wrId, WcOpcode opcode, int byteLen, boolean withImm, int imm) {
     }
 
-    private static void runUnchecked(Scenario scenario) {
+    private void runUnchecked(Scenario scenario) {
         try {
             run(scenario);
         } catch (RuntimeException | Error e) {
@@ -311,11 +319,11 @@ class WorkRequestMixProperties {
         }
     }
 
-    static void run(Scenario scenario) throws Exception {
+    void run(Scenario scenario) throws Exception {
         Layout layout = Layout.of(scenario);
         ReferenceModel model = new ReferenceModel(layout.localSizes(), layout.remoteSizes(), scenario.memorySeed());
         boolean ud = scenario.type() == QpType.UD;
-        try (Endpoint a = Endpoint.first(); Endpoint b = Endpoint.second()) {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             MemorySegment[] aMemory = new MemorySegment[REGIONS];
             MemorySegment[] bMemory = new MemorySegment[REGIONS];
             Mr[] aMr = new Mr[REGIONS];

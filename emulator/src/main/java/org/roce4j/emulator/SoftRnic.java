@@ -126,7 +126,7 @@ public final class SoftRnic {
         private Inet4Address ipv4;
         private Inet6Address ipv6;
         private Mtu activeMtu = DEFAULT_ACTIVE_MTU;
-        private boolean retryCountSevenIsInfinite;
+        private DeviceProfile profile = DeviceProfile.IBTA;
         private List<Gid> gids;
         private ExternalLink link;
         private KeySource keys;
@@ -164,13 +164,11 @@ public final class SoftRnic {
         }
 
         /**
-         * Linux rxe compatibility: a QP with retry_cnt 7 retries forever after timeouts and
-         * sequence NAKs, as rxe does ({@code rxe_comp.c}: {@code if (qp->comp.retry_cnt != 7)
-         * qp->comp.retry_cnt--}). Off by default: IBTA 9.7.6.1.3 makes 7 mean seven retries, and
-         * only rnr_retry 7 infinite.
+         * Whose rules the device follows where devices differ; {@link DeviceProfile#IBTA} by default
+         * ({@link DeviceProfile#RXE}: Linux Soft-RoCE's, e.g. retry_cnt 7 retries forever).
          */
-        public Builder retryCountSevenIsInfinite(boolean infinite) {
-            this.retryCountSevenIsInfinite = infinite;
+        public Builder profile(DeviceProfile deviceProfile) {
+            this.profile = Objects.requireNonNull(deviceProfile, "profile");
             return this;
         }
 
@@ -207,7 +205,7 @@ public final class SoftRnic {
             Objects.requireNonNull(mac, "mac");
             GidTable table = gids != null ? new GidTable(gids) : new GidTable(mac, requireIpv4(), ipv6);
             KeySource source = keys != null ? keys : KeySource.forFabric(fabric);
-            return new SoftRnic(new Rnic(fabric, name, mac, table, activeMtu, retryCountSevenIsInfinite, link, source));
+            return new SoftRnic(new Rnic(fabric, name, mac, table, activeMtu, profile, link, source));
         }
 
         private Inet4Address requireIpv4() {

@@ -45,14 +45,14 @@ final class TwoNodes implements AutoCloseable {
     }
 
     TwoNodes(Fabric fabric) {
-        this(fabric, false);
+        this(fabric, DeviceProfile.IBTA);
     }
 
-    /** @param retryCountSevenIsInfinite Linux rxe's reading of retry_cnt 7 (see SoftRnic.Builder) */
-    TwoNodes(Fabric fabric, boolean retryCountSevenIsInfinite) {
+    /** @param profile whose rules both devices follow where devices differ (see {@link DeviceProfile}) */
+    TwoNodes(Fabric fabric, DeviceProfile profile) {
         this.fabric = fabric;
-        rnicA = node("rxe0", "02:00:00:00:00:01", "10.0.0.1", retryCountSevenIsInfinite);
-        rnicB = node("rxe1", "02:00:00:00:00:02", "10.0.0.2", retryCountSevenIsInfinite);
+        rnicA = node("rxe0", "02:00:00:00:00:01", "10.0.0.1", profile);
+        rnicB = node("rxe1", "02:00:00:00:00:02", "10.0.0.2", profile);
         a = new Side(rnicA, arena, 256, 1 << 20);
         b = new Side(rnicB, arena, 256, 1 << 20);
     }
@@ -98,11 +98,11 @@ final class TwoNodes implements AutoCloseable {
         }
     }
 
-    private SoftRnic node(String name, String mac, String ip, boolean retryCountSevenIsInfinite) {
+    private SoftRnic node(String name, String mac, String ip, DeviceProfile profile) {
         try {
             return SoftRnic.builder(fabric).name(name).mac(MacAddress.parse(mac))
                     .ipv4((Inet4Address) InetAddress.getByName(ip))
-                    .retryCountSevenIsInfinite(retryCountSevenIsInfinite).attach();
+                    .profile(profile).attach();
         } catch (UnknownHostException e) {
             throw new AssertionError(e);
         }

@@ -7,16 +7,16 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 
 import org.junit.jupiter.api.Test;
+import org.roce4j.emulator.DeviceProfile;
 import org.roce4j.emulator.RnicCounter;
 import org.roce4j.testkit.EmulatedFabric;
-import org.roce4j.testkit.Profile;
 import org.roce4j.testkit.TestFabric;
 import org.roce4j.verbs.Context;
 
 class AtomicCounterExampleTest {
 
     @Test
-    @EmulatedFabric(drop = 0.15, duplicate = 0.2, reorder = 0.1, profile = Profile.RXE)
+    @EmulatedFabric(drop = 0.15, duplicate = 0.2, reorder = 0.1, profile = DeviceProfile.RXE)
     void ticketsStayUniqueWhenAtomicsAreRetransmittedAndDuplicated(TestFabric fabric, Context owner, Context client) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         long total = AtomicCounterExample.run(owner, client, 100, new PrintStream(out, true, StandardCharsets.UTF_8));

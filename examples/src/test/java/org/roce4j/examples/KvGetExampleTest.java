@@ -9,8 +9,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
 
 import org.junit.jupiter.api.Test;
+import org.roce4j.emulator.DeviceProfile;
 import org.roce4j.testkit.EmulatedFabric;
-import org.roce4j.testkit.Profile;
 import org.roce4j.testkit.TestFabric;
 import org.roce4j.verbs.AccessFlag;
 import org.roce4j.verbs.Context;
@@ -21,7 +21,7 @@ import org.roce4j.verbs.QpCap;
 class KvGetExampleTest {
 
     @Test
-    @EmulatedFabric(drop = 0.1, duplicate = 0.05, reorder = 0.1, corrupt = 0.02, profile = Profile.RXE)
+    @EmulatedFabric(drop = 0.1, duplicate = 0.05, reorder = 0.1, corrupt = 0.02, profile = DeviceProfile.RXE)
     void everyStoredKeyReadsBackAndAMissingOneIsNotFoundUnderFaults(TestFabric fabric, Context server, Context client) {
         // Three rounds: over 100 frames, so that the random plan surely loses some, whatever the seed.
         for (int round = 0; round < 3; round++) {

@@ -8,8 +8,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
 
 import org.junit.jupiter.api.Test;
+import org.roce4j.emulator.DeviceProfile;
 import org.roce4j.testkit.EmulatedFabric;
-import org.roce4j.testkit.Profile;
 import org.roce4j.testkit.TestFabric;
 import org.roce4j.verbs.AccessFlag;
 import org.roce4j.verbs.Context;
@@ -21,7 +21,7 @@ import org.roce4j.verbs.QpCap;
 class RingBufferExampleTest {
 
     @Test
-    @EmulatedFabric(drop = 0.15, duplicate = 0.05, reorder = 0.1, corrupt = 0.02, profile = Profile.RXE)
+    @EmulatedFabric(drop = 0.15, duplicate = 0.05, reorder = 0.1, corrupt = 0.02, profile = DeviceProfile.RXE)
     void twoHundredMessagesArriveOnceAndInOrderUnderFaults(TestFabric fabric, Context consumer, Context producer) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         assertThat(RingBufferExample.run(consumer, producer, 200, new PrintStream(out, true, StandardCharsets.UTF_8)))

@@ -8,6 +8,7 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.roce4j.emulator.DeviceProfile;
 
 /**
  * Gives each test its own emulated RoCEv2 fabric: {@code nodes} emulated RNICs ({@code rxe0},
@@ -85,7 +86,7 @@ public @interface EmulatedFabric {
     Class<? extends FaultSchedule> faults() default FaultSchedule.None.class;
 
     /** {@return whose behaviour the RNICs follow where IBTA and Linux Soft-RoCE differ} */
-    Profile profile() default Profile.IBTA;
+    DeviceProfile profile() default DeviceProfile.IBTA;
 
     /** {@return when the test's capture is kept in {@code target/roce4j-pcaps}} */
     Capture capture() default Capture.ON_FAILURE;

@@ -6,6 +6,7 @@ import java.util.Locale;
 import java.util.SplittableRandom;
 
 import org.junit.jupiter.api.extension.ExtensionConfigurationException;
+import org.roce4j.emulator.DeviceProfile;
 import org.roce4j.emulator.fabric.Faults;
 import org.roce4j.verbs.Mtu;
 
@@ -14,7 +15,7 @@ import org.roce4j.verbs.Mtu;
  * override it applied, the MTU checked and the seed chosen.
  */
 record FabricSettings(int nodes, Mtu mtu, Link link, long seed, boolean seedWasGiven, Faults faults,
-                      Profile profile, Capture capture, int lastFrames, Path pcapDirectory) {
+                      DeviceProfile profile, Capture capture, int lastFrames, Path pcapDirectory) {
 
     /** {@code -Droce4j.seed=N}: replays a run. */
     static final String SEED_PROPERTY = "roce4j.seed";
@@ -60,8 +61,9 @@ record FabricSettings(int nodes, Mtu mtu, Link link, long seed, boolean seedWasG
             throw new ExtensionConfigurationException("@EmulatedFabric: faults cannot be injected on the UDP link "
                     + "(the kernel carries the frames); use DETERMINISTIC or THREADED");
         }
-        if (link == Link.UDP_LOOPBACK && annotation.profile() == Profile.RXE) {
-            throw new ExtensionConfigurationException("@EmulatedFabric: the RXE profile is not available on the UDP link yet");
+        if (link == Link.UDP_LOOPBACK && annotation.profile() != DeviceProfile.IBTA) {
+            throw new ExtensionConfigurationException("@EmulatedFabric: the " + annotation.profile()
+                    + " profile is not available on the UDP link yet");
         }
         Capture capture = property(CAPTURE_PROPERTY, Capture.class, annotation.capture());
         Path directory = Path.of(System.getProperty(PCAP_DIR_PROPERTY, DEFAULT_PCAP_DIR));

@@ -84,7 +84,7 @@ public final class TestFabric {
             Inet4Address ipv4 = ipv4(10, 0, 0, host);
             MacAddress mac = MacAddress.parse(String.format(Locale.ROOT, "02:00:00:00:%02x:%02x", host >> 8, host & 0xFF));
             SoftRnic rnic = SoftRnic.builder(fabric).name("rxe" + i).mac(mac).ipv4(ipv4)
-                    .activeMtu(settings.mtu()).retryCountSevenIsInfinite(settings.profile() == Profile.RXE).attach();
+                    .activeMtu(settings.mtu()).profile(settings.profile()).attach();
             nodes.add(new RdmaNode(i, tracker.wrap(rnic.device()), ipv4, rnic, tracker));
         }
     }

@@ -6,6 +6,7 @@ import java.lang.foreign.ValueLayout;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
+import org.roce4j.emulator.DeviceProfile;
 import org.roce4j.emulator.RnicCounter;
 import org.roce4j.emulator.fabric.Fabric;
 import org.roce4j.verbs.Context;
@@ -67,7 +68,7 @@ class EmulatedFabricTest {
     }
 
     @Test
-    @EmulatedFabric(drop = 0.2, duplicate = 0.05, reorder = 0.1, profile = Profile.RXE)
+    @EmulatedFabric(drop = 0.2, duplicate = 0.05, reorder = 0.1, profile = DeviceProfile.RXE)
     void underSeededLossEveryWriteStillCompletesOnce(TestFabric fabric, Context a, Context b) {
         QpPair pair = QpPair.rc(a, b);
         for (int i = 0; i < 50; i++) {

@@ -5,6 +5,7 @@ import static org.roce4j.testkit.RoceAssertions.assertThat;
 import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
+import org.roce4j.emulator.DeviceProfile;
 import org.roce4j.emulator.RnicCounter;
 import org.roce4j.emulator.fabric.FrameClass;
 import org.roce4j.emulator.fabric.FrameMatch;
@@ -58,7 +59,7 @@ class FaultsAndProfilesTest {
     }
 
     @Test
-    @EmulatedFabric(faults = LoseEveryRequest.class, profile = Profile.RXE)
+    @EmulatedFabric(faults = LoseEveryRequest.class, profile = DeviceProfile.RXE)
     void underTheRxeProfileRetryCountSevenRetriesForever(TestFabric fabric, Context a, Context b) {
         QpPair pair = QpPair.builder(QpType.RC).retryCnt(7).timeout(14).connect(a, b);
         pair.a().qp().postSend(SendWr.rdmaWrite(1, pair.a().mr(), 0, 64, pair.a().peerAddress(), pair.a().peerRkey()));

@@ -76,13 +76,12 @@ public final class Fabric implements AutoCloseable {
         this.virtualClock = virtualClock;
         if (virtualClock != null) {
             clock = virtualClock;
-            frameSwitch = new FrameSwitch(0);
             eventLoop = null;
         } else {
             clock = SystemClock.INSTANCE;
-            frameSwitch = new FrameSwitch(SystemClock.INSTANCE.epochOffsetNanos());
             eventLoop = new EventLoop(this);
         }
+        frameSwitch = new FrameSwitch(clock.epochOffsetNanos());
     }
 
     /** {@return a fabric on virtual time starting at 0, driven by its caller, with no threads} */

@@ -29,7 +29,8 @@ final class SystemClock implements Clock {
         return System.nanoTime();
     }
 
-    long epochOffsetNanos() {
+    @Override
+    public long epochOffsetNanos() {
         return epochOffsetNanos;
     }
 }

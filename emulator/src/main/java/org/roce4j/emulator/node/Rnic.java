@@ -1,5 +1,6 @@
 package org.roce4j.emulator.node;
 
+import org.roce4j.emulator.DeviceProfile;
 import org.roce4j.emulator.ExternalLink;
 import org.roce4j.emulator.RnicCounter;
 import org.roce4j.emulator.transport.FrameWriter;
@@ -100,8 +101,8 @@ public final class Rnic implements Agent, FrameReceiver {
     private long peakReadFramesQueued;
     /** Run by the link, on its thread, when its queue has drained: the waiting READs go on. */
     private final Runnable linkHasRoom = this::linkHasRoom;
-    /** Linux rxe's reading of retry_cnt 7: retry forever (IBTA: 7 retries). Off by default. */
-    public final boolean retryCountSevenIsInfinite;
+    /** Whose rules the device follows where devices differ (e.g. what retry_cnt 7 means). */
+    public final DeviceProfile profile;
 
     /**
      * A node with the GID table given; with a {@code link}, frames go to the link rather than the
@@ -110,10 +111,10 @@ public final class Rnic implements Agent, FrameReceiver {
      * {@code keys} ({@link KeySource#forFabric} picks by the fabric).
      */
     public Rnic(Fabric fabric, String name, MacAddress mac, GidTable gids, Mtu activeMtu,
-         boolean retryCountSevenIsInfinite, ExternalLink link, KeySource keys) {
+         DeviceProfile profile, ExternalLink link, KeySource keys) {
         this.memoryRegions = new MemoryRegionTable(DeviceLimits.MAX_MR, keys);
         this.qpnBase = keys.qpnBase();
-        this.retryCountSevenIsInfinite = retryCountSevenIsInfinite;
+        this.profile = profile;
         this.name = name;
         this.mac = mac;
         this.fabric = fabric;

@@ -38,7 +38,8 @@ import org.roce4j.wire.Psn;
  *       back to the oldest unacknowledged PSN (rxe {@code retransmit_timer} → COMPST_ERROR_RETRY).</li>
  *   <li>retry_cnt (IBTA 9.7.6.1.3, C9-141): sequence NAKs, implicit NAKs and timeouts each cost one
  *       retry; with none left the WQE fails RETRY_EXC_ERR, so a PSN is sent at most retry_cnt + 1
- *       times. Unlike rnr_retry, 7 is not infinite (IBTA; rxe treats 7 as infinite for both). One
+ *       times. Unlike rnr_retry, 7 is not infinite (IBTA; the device's profile may say otherwise, as
+ *       {@link org.roce4j.emulator.DeviceProfile#RXE} does: rxe treats 7 as infinite for both). One
  *       go-back is charged per loss: further triggers before progress are ignored (rxe
  *       {@code started_retry}), except a timeout. Forward progress, reported by an ACK or by a NAK
  *       (which acknowledges the PSNs before it), reloads retry_cnt and ends the go-back.</li>
@@ -53,8 +54,8 @@ public final class Completer {
     private final SendQueue sq;
     private final byte[] atomicResult = new byte[8];
 
-    /** The oldest PSN not yet acknowledged (rxe {@code comp.psn}). */
-    int expectedPsn;
+    /** Shared with the requester: the next PSN, the oldest unacknowledged one, the READ/atomic credits. */
+    private final SendWindow window;
     private int retriesLeft;
     private int rnrRetriesLeft;
     private long rnrRetryAt = Long.MAX_VALUE;
@@ -66,14 +67,11 @@ public final class Completer {
     /** Go-backs started so far: a response that made progress and then went back keeps its go-back. */
     private long goBacks;
 
-    public Completer(EmulatedQp qp) {
+    public Completer(EmulatedQp qp, SendWindow window) {
         this.qp = qp;
+        this.window = window;
         this.rnic = qp.rnic;
         this.sq = qp.sq;
-    }
-
-    void startAt(int psn) {
-        expectedPsn = psn;
     }
 
     public void reset() {
@@ -109,14 +107,9 @@ public final class Completer {
         return qp.state == QpState.RTS || qp.state == QpState.SQD;
     }
 
-    /** True while packets were sent that no response has acknowledged yet. */
-    private boolean hasOutstandingPackets() {
-        return Psn.compare(qp.requester.psn, expectedPsn) > 0;
-    }
-
     /** rxe COMPST_EXIT: restart the ACK timer while packets are outstanding, stop it otherwise. */
     private void restartAckTimer(long nowNanos) {
-        long at = isSending() && hasOutstandingPackets() && !isWaitingForRnrRetry() && qp.timeout != 0
+        long at = isSending() && window.hasOutstandingPackets() && !isWaitingForRnrRetry() && qp.timeout != 0
                 ? nowNanos + ackTimeoutNanos(qp.timeout) : Long.MAX_VALUE;
         if (at != ackTimeoutAt) {
             ackTimeoutAt = at;
@@ -143,10 +136,10 @@ public final class Completer {
         }
         if (ackTimeoutAt != Long.MAX_VALUE && nowNanos >= ackTimeoutAt) {
             ackTimeoutAt = Long.MAX_VALUE;
-            if (isSending() && hasOutstandingPackets() && !isWaitingForRnrRetry()) {
+            if (isSending() && window.hasOutstandingPackets() && !isWaitingForRnrRetry()) {
                 rnic.count(RnicCounter.LOCAL_ACK_TIMEOUTS);
                 retryStarted = false; // a timeout always retries (rxe timeout_retry)
-                retry(expectedPsn);
+                retry(window.unackedPsn);
                 retire();
                 // Rearm while packets are outstanding: should a go-back find nothing to resend, the
                 // QP still ends (RETRY_EXC_ERR) instead of waiting forever with no timer.
@@ -159,12 +152,12 @@ public final class Completer {
     public void onResponse(PacketInfo packet, long nowNanos) {
         int psn = packet.psn();
         // Only PSNs sent and not yet acknowledged can be answered; anything else is stale (rxe check_psn).
-        if (Psn.compare(psn, expectedPsn) < 0 || Psn.compare(psn, qp.requester.psn) >= 0) {
+        if (!window.isOutstanding(psn)) {
             rnic.count(RnicCounter.DROPPED_STALE_RESPONSE);
             return;
         }
         rnic.count(RnicCounter.RESPONSES_TO_COMPLETER);
-        int before = expectedPsn;
+        int before = window.unackedPsn;
         long goBacksBefore = goBacks;
         OperationKind kind = packet.opcode().kind();
         switch (kind) {
@@ -173,7 +166,7 @@ public final class Completer {
             case ATOMIC_ACKNOWLEDGE -> onAtomicAcknowledge(packet, psn);
             default -> rnic.count(RnicCounter.DROPPED_STALE_RESPONSE);
         }
-        if (expectedPsn != before && goBacks == goBacksBefore) {
+        if (window.unackedPsn != before && goBacks == goBacksBefore) {
             retryStarted = false; // progress: the next loss may start a new go-back (not this response's own)
         }
         retire();
@@ -242,12 +235,12 @@ public final class Completer {
      * and the requester goes back (returns false).
      */
     private boolean acknowledgeThrough(int psn) {
-        if (Psn.compare(psn, expectedPsn) < 0) {
+        if (Psn.compare(psn, window.unackedPsn) < 0) {
             return true;
         }
         for (long seq = sq.retired; seq != sq.posted; seq++) {
             SendWqe wqe = sq.at(seq);
-            if (wqe.state == SendWqe.DONE || wqe.state == SendWqe.FAILED) {
+            if (wqe.state == WqeState.DONE || wqe.state == WqeState.ERROR) {
                 continue;
             }
             if (!wqe.started || Psn.compare(wqe.lastPsn, psn) > 0) {
@@ -258,13 +251,13 @@ public final class Completer {
                 // PSN onto it, so that it never rests on a WQE already done (a later go-back from it
                 // would find nothing to resend). That is progress, so this loss starts a go-back of its
                 // own even if one was under way (rxe check_psn → COMPST_ERROR_RETRY).
-                if (Psn.compare(wqe.firstPsn, expectedPsn) > 0) {
+                if (Psn.compare(wqe.firstPsn, window.unackedPsn) > 0) {
                     progressTo(wqe.firstPsn);
                 }
-                retry(expectedPsn);
+                retry(window.unackedPsn);
                 return false;
             }
-            wqe.state = SendWqe.DONE;
+            wqe.state = WqeState.DONE;
         }
         progressTo(Psn.next(psn));
         return true;
@@ -280,8 +273,8 @@ public final class Completer {
      * in RETRY_EXC_ERR; and a NAK for a new loss during a go-back waited for the ACK timeout.
      */
     private void progressTo(int psn) {
-        if (Psn.compare(psn, expectedPsn) > 0) {
-            expectedPsn = psn;
+        if (Psn.compare(psn, window.unackedPsn) > 0) {
+            window.unackedPsn = psn;
             retriesLeft = qp.retryCnt;
             retryStarted = false;
         }
@@ -293,9 +286,9 @@ public final class Completer {
             rnic.count(RnicCounter.DROPPED_STALE_RESPONSE);
             return;
         }
-        if (psn != expectedPsn) {
+        if (psn != window.unackedPsn) {
             // A response is missing before this one (IBTA 9.7.5.1.5): ask again from the gap.
-            retry(expectedPsn);
+            retry(window.unackedPsn);
             return;
         }
         int index = Psn.distance(wqe.firstPsn, psn);
@@ -344,7 +337,7 @@ public final class Completer {
             fail(wqe, WcStatus.LOC_PROT_ERR);
             return;
         }
-        expectedPsn = Psn.next(psn);
+        window.unackedPsn = Psn.next(psn);
         finishReadOrAtomic(wqe);
     }
 
@@ -359,8 +352,8 @@ public final class Completer {
     }
 
     private void finishReadOrAtomic(SendWqe wqe) {
-        wqe.state = SendWqe.DONE;
-        qp.requester.readAtomicInFlight--;
+        wqe.state = WqeState.DONE;
+        window.readAtomicInFlight--;
         resetRetryCounters();
     }
 
@@ -371,7 +364,7 @@ public final class Completer {
             if (!wqe.started) {
                 return null;
             }
-            if (wqe.state == SendWqe.PENDING && Psn.compare(psn, wqe.firstPsn) >= 0
+            if (wqe.state == WqeState.PENDING && Psn.compare(psn, wqe.firstPsn) >= 0
                     && Psn.compare(psn, wqe.lastPsn) <= 0) {
                 return wqe;
             }
@@ -403,7 +396,7 @@ public final class Completer {
             failAt(psn, WcStatus.RETRY_EXC_ERR);
             return;
         }
-        if (!(qp.retryCnt == 7 && rnic.retryCountSevenIsInfinite)) { // rxe: "if (retry_cnt != 7) retry_cnt--"
+        if (!rnic.profile.retriesForever(qp.retryCnt)) { // IBTA 9.7.6.1.3; the RXE profile: 7 is forever
             retriesLeft--;
         }
         retryStarted = true;
@@ -418,7 +411,7 @@ public final class Completer {
         if (wqe == null) {
             for (long seq = sq.retired; seq != sq.posted && wqe == null; seq++) {
                 SendWqe candidate = sq.at(seq);
-                if (candidate.started && candidate.state == SendWqe.PENDING) {
+                if (candidate.started && candidate.state == WqeState.PENDING) {
                     wqe = candidate;
                 }
             }
@@ -429,7 +422,7 @@ public final class Completer {
     }
 
     private void fail(SendWqe wqe, WcStatus status) {
-        wqe.state = SendWqe.FAILED;
+        wqe.state = WqeState.ERROR;
         wqe.status = status;
     }
 
@@ -440,13 +433,13 @@ public final class Completer {
     void retire() {
         while (sq.retired != sq.posted) {
             SendWqe wqe = sq.at(sq.retired);
-            if (wqe.state == SendWqe.DONE) {
+            if (wqe.state == WqeState.DONE) {
                 sq.retired++;
                 if (wqe.opcode.isSend()) {
                     rnic.count(RnicCounter.SENDS_COMPLETED); // rxe do_complete: RXE_CNT_RDMA_SEND
                 }
                 qp.completeSend(wqe, WcStatus.SUCCESS);
-            } else if (wqe.state == SendWqe.FAILED) {
+            } else if (wqe.state == WqeState.ERROR) {
                 sq.retired++;
                 qp.completeSend(wqe, wqe.status);
                 qp.enterError();

@@ -57,21 +57,20 @@ public final class Requester {
     private final SendQueue sq;
     private final Transport transport;
 
-    /** The PSN of the next packet sent. */
-    int psn;
+    /** Shared with the completer: the next PSN, the oldest unacknowledged one, the READ/atomic credits. */
+    private final SendWindow window;
     /** The first PSN never sent: anything before it sent again is a retransmission. */
     private int freshPsn;
     /** Sequence number of the WQE being sent (or next to start). */
     long next;
     /** Packets of that WQE already sent (READ: responses already received when re-requesting). */
     int packetIndex;
-    /** READs and atomics started and not finished: what {@code max_rd_atomic} limits. */
-    int readAtomicInFlight;
     private int packetsSinceAckReq;
     private boolean drainReported;
 
-    public Requester(EmulatedQp qp) {
+    public Requester(EmulatedQp qp, SendWindow window) {
         this.qp = qp;
+        this.window = window;
         this.rnic = qp.rnic;
         this.sq = qp.sq;
         this.transport = EmulatedQp.transportOf(qp.type);
@@ -79,15 +78,14 @@ public final class Requester {
 
     /** sq_psn set by a modify. */
     public void startAt(int firstPsn) {
-        psn = firstPsn;
+        window.startAt(firstPsn);
         freshPsn = firstPsn;
-        qp.completer.startAt(firstPsn);
     }
 
     public void reset() {
         next = sq.posted;
         packetIndex = 0;
-        readAtomicInFlight = 0;
+        window.readAtomicInFlight = 0;
         packetsSinceAckReq = 0;
         drainReported = false;
     }
@@ -96,7 +94,7 @@ public final class Requester {
     public void flushed() {
         next = sq.posted;
         packetIndex = 0;
-        readAtomicInFlight = 0;
+        window.readAtomicInFlight = 0;
     }
 
     /** True while a started WQE is not yet completed (what SQD drains). */
@@ -126,13 +124,13 @@ public final class Requester {
     void rewindTo(int fromPsn) {
         for (long seq = sq.retired; seq != sq.posted; seq++) {
             SendWqe wqe = sq.at(seq);
-            if (!wqe.started || wqe.state == SendWqe.DONE || wqe.state == SendWqe.FAILED) {
+            if (!wqe.started || wqe.state == WqeState.DONE || wqe.state == WqeState.ERROR) {
                 continue;
             }
             if (Psn.compare(fromPsn, wqe.firstPsn) >= 0 && Psn.compare(fromPsn, wqe.lastPsn) <= 0) {
                 next = seq;
                 packetIndex = Psn.distance(wqe.firstPsn, fromPsn);
-                psn = fromPsn;
+                window.nextPsn = fromPsn;
                 rnic.count(RnicCounter.RETRIES);
                 rnic.schedule(qp);
                 return;
@@ -148,7 +146,7 @@ public final class Requester {
                 break;
             }
             SendWqe wqe = sq.at(next);
-            if (wqe.state == SendWqe.FAILED) {
+            if (wqe.state == WqeState.ERROR) {
                 break; // reported in order by the completer; nothing after it is sent
             }
             if (!wqe.started) {
@@ -159,17 +157,16 @@ public final class Requester {
                 if (!start(wqe, next)) {
                     break;
                 }
-                if (wqe.state != SendWqe.PENDING) {
+                if (wqe.state != WqeState.PENDING) {
                     work++;
-                    if (wqe.state == SendWqe.DONE) {
+                    if (wqe.state == WqeState.DONE) {
                         next++;
                     }
                     qp.completer.retire();
                     continue;
                 }
             }
-            if (qp.type == QpType.RC
-                    && Psn.distance(qp.completer.expectedPsn, psn) >= DeviceLimits.MAX_UNACKED_PSNS) {
+            if (qp.type == QpType.RC && window.isFull()) {
                 break; // the window is full: an ACK reschedules us
             }
             sendPacket(wqe, next, nowNanos);
@@ -187,10 +184,10 @@ public final class Requester {
      */
     private boolean start(SendWqe wqe, long seq) {
         WrOpcode opcode = wqe.opcode;
-        if ((wqe.flags & SendFlag.FENCE.bit()) != 0 && readAtomicInFlight > 0) {
+        if ((wqe.flags & SendFlag.FENCE.bit()) != 0 && window.readAtomicInFlight > 0) {
             return false;
         }
-        if (wqe.needsResponseData() && readAtomicInFlight >= qp.maxRdAtomic) {
+        if (wqe.needsResponseData() && window.readAtomicInFlight >= qp.maxRdAtomic) {
             return false;
         }
         wqe.started = true;
@@ -198,7 +195,7 @@ public final class Requester {
             // rxe: a failed local invalidate completes with a local QP operation error.
             MemoryRegionTable.Check check = rnic.memoryRegions.invalidate(wqe.invalidateRkey, qp.pd);
             if (check == MemoryRegionTable.Check.OK) {
-                wqe.state = SendWqe.DONE;
+                wqe.state = WqeState.DONE;
             } else {
                 fail(wqe, WcStatus.LOC_QP_OP_ERR);
             }
@@ -217,26 +214,27 @@ public final class Requester {
         if (qp.type == QpType.UD && wqe.length > mtu) {
             // IBTA C10-93.1.1: a UD message longer than the MTU emits no packet and generates no
             // error; rxe completes it as a successful send (rxe_req.c, "fake a successful UD send").
-            wqe.state = SendWqe.DONE;
+            wqe.state = WqeState.DONE;
             return true;
         }
         wqe.packets = opcode.isAtomic() ? 1 : Opcodes.packets(wqe.length, mtu);
-        wqe.firstPsn = psn;
-        wqe.lastPsn = Psn.add(psn, wqe.packets - 1);
-        wqe.state = SendWqe.PENDING;
+        wqe.firstPsn = window.nextPsn;
+        wqe.lastPsn = Psn.add(window.nextPsn, wqe.packets - 1);
+        wqe.state = WqeState.PENDING;
         packetIndex = 0;
         if (wqe.needsResponseData()) {
-            readAtomicInFlight++;
+            window.readAtomicInFlight++;
         }
         return true;
     }
 
     private void fail(SendWqe wqe, WcStatus status) {
-        wqe.state = SendWqe.FAILED;
+        wqe.state = WqeState.ERROR;
         wqe.status = status;
     }
 
     private void sendPacket(SendWqe wqe, long seq, long nowNanos) {
+        int psn = window.nextPsn;
         WrOpcode wr = wqe.opcode;
         int mtu = qp.mtu();
         Opcode opcode;
@@ -299,14 +297,14 @@ public final class Requester {
             rnic.count(RnicCounter.RETRANSMITTED_PACKETS);
         }
         if (wr == WrOpcode.RDMA_READ) {
-            psn = Psn.next(wqe.lastPsn);
+            window.nextPsn = Psn.next(wqe.lastPsn);
             packetIndex = wqe.packets;
         } else {
-            psn = Psn.next(psn);
+            window.nextPsn = Psn.next(psn);
             packetIndex++;
         }
-        if (Psn.compare(psn, freshPsn) > 0) {
-            freshPsn = psn;
+        if (Psn.compare(window.nextPsn, freshPsn) > 0) {
+            freshPsn = window.nextPsn;
         }
         if (qp.type == QpType.RC) {
             qp.completer.armAckTimer(nowNanos); // IBTA 9.7.6.1.3: every request expects a response in time
@@ -315,7 +313,7 @@ public final class Requester {
             next++;
             packetIndex = 0;
             if (qp.type != QpType.RC) {
-                wqe.state = SendWqe.DONE; // unreliable: complete once sent (rxe: wqe_state_done)
+                wqe.state = WqeState.DONE; // unreliable: complete once sent (rxe: wqe_state_done)
                 qp.completer.retire();
             }
         }

@@ -93,7 +93,7 @@ public final class SendQueue {
         wqe.udPath = udPath;
         wqe.remoteQpn = wr.remoteQpn();
         wqe.remoteQkey = wr.remoteQkey();
-        wqe.state = SendWqe.POSTED;
+        wqe.state = WqeState.POSTED;
         wqe.started = false;
         wqe.status = null;
         int base = sgeBase(sequence);

@@ -10,15 +10,6 @@ import org.roce4j.verbs.WrOpcode;
  * {@code struct rxe_send_wqe}.
  */
 public final class SendWqe {
-    /** Posted, no packet sent yet. */
-    static final byte POSTED = 0;
-    /** Some or all packets sent, not yet acknowledged (RC). */
-    static final byte PENDING = 1;
-    /** Finished: acknowledged (RC), sent (UC/UD), executed (local); waits to retire in order. */
-    static final byte DONE = 2;
-    /** Failed with {@link #status}; the QP goes to error when it retires. */
-    static final byte FAILED = 3;
-
     public long wrId;
     public WrOpcode opcode;
     public int flags;
@@ -35,7 +26,7 @@ public final class SendWqe {
     int remoteQpn;
     int remoteQkey;
 
-    byte state;
+    WqeState state;
     /** The requester started it (PSNs assigned, read/atomic credit taken). */
     boolean started;
     int firstPsn;

@@ -5,28 +5,21 @@ import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
-import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollDatagramChannel;
 import io.netty.channel.epoll.EpollIoHandler;
@@ -36,7 +29,6 @@ import io.netty.channel.socket.SocketProtocolFamily;
 import io.netty.channel.socket.nio.NioChannelOption;
 import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.unix.IntegerUnixChannelOption;
-import io.netty.channel.unix.Socket;
 import jdk.net.ExtendedSocketOptions;
 import org.roce4j.emulator.DatagramReceiver;
 import org.roce4j.emulator.ExternalLink;
@@ -44,7 +36,6 @@ import org.roce4j.emulator.fabric.Clock;
 import org.roce4j.emulator.fabric.FaultCounters;
 import org.roce4j.emulator.fabric.FaultInjector;
 import org.roce4j.emulator.fabric.FrameFilter;
-import org.roce4j.wire.IcrcStatus;
 
 /**
  * RoCEv2 over UDP sockets through Netty: one datagram socket per bound address, each bound to
@@ -53,18 +44,17 @@ import org.roce4j.wire.IcrcStatus;
  * {@code jdk.net.ExtendedSocketOptions.IP_DONTFRAGMENT} under NIO): Linux then sends DF=1 and
  * Identification 0, which the RNIC writes into the frames whose ICRC it computes.
  *
- * <p>Transmit: the RNIC hands a frame under its fabric lock; the UDP payload is copied into a
- * pooled buffer and queued (bounded: a full queue drops and counts; RC retransmission recovers).
- * A pacer thread takes frames as a token bucket allows and writes them in batches on the channel's
- * event loop. Receive: on the Netty thread, the datagram is placed behind the IP and UDP headers the
- * link can know (see {@link ReceivedIcrc}), its ICRC checked, and handed to the RNIC.
+ * <p>Transmit: the RNIC hands a frame under its fabric lock; this class finds the socket of its
+ * source address and its destination, captures it as the kernel sends it, and hands its UDP payload
+ * to the {@link TransmitPacer} (a token bucket, a bounded queue, batched writes). Receive: the
+ * {@link ReceiveSide}'s handler on each socket's Netty thread places the datagram behind the IP and
+ * UDP headers the link can know (see {@link ReceivedIcrc}), checks its ICRC, and hands it to the RNIC.
  */
 final class UdpLink implements ExternalLink, AutoCloseable {
     static final int ROCE_PORT = 4791;
-    private static final int ETHERNET = 14;
+    static final int ETHERNET = 14;
     /** The longest UDP payload taken: a 4096-byte MTU packet with every header fits many times. */
     static final int MAX_DATAGRAM = 9216;
-    private static final int BATCH = 64;
     /** Linux's defaults for what a UDP socket puts in the fields the RNIC's AV would set (ip_default_ttl, hop_limit). */
     static final int KERNEL_TTL = 64;
 
@@ -75,34 +65,16 @@ final class UdpLink implements ExternalLink, AutoCloseable {
     private final EventLoopGroup group;
     /** The sockets bound so far; replaced whole when a late address binds (read without a lock by transmit). */
     private volatile BoundSocket[] sockets = new BoundSocket[0];
-    private final ArrayBlockingQueue<Outgoing> queue;
-    private final Thread pacer;
-    /** Shared by the pacer and the direct path of {@link #transmit}; guarded by itself. */
-    private final TokenBucket bucket;
-    /** Frames queued or handed to an event loop and not yet written: the direct path waits for 0 (order). */
-    private final AtomicInteger pending = new AtomicInteger();
-    /** Run once when {@link #pending} is down to {@link #drainedTo}: see {@link #whenQueuedAtMost}. */
-    private final AtomicReference<Runnable> onDrained = new AtomicReference<>();
-    private volatile int drainedTo;
-    /** The direct path's copy of a UDP payload. Under the fabric lock. */
-    private final ByteBuffer direct = ByteBuffer.allocateDirect(MAX_DATAGRAM);
+    private final TransmitPacer pacer;
     private final PcapTap tap;
-    private volatile DatagramReceiver receiver;
+    private final ReceiveSide received;
     /** The fault plan's injector, applied to every frame before it is sent; null for none. Under the fabric lock. */
     private FaultInjector faults;
     private volatile boolean closed;
 
-    private final AtomicLong framesSent = new AtomicLong();
-    private final AtomicLong directSends = new AtomicLong();
-    private final AtomicLong transmitQueueDrops = new AtomicLong();
     private final AtomicLong noSocketDrops = new AtomicLong();
+    /** Shared by both sides: a failed write, and ICMP errors, which surface on the receive side. */
     private final AtomicLong sendFailures = new AtomicLong();
-    private final AtomicLong datagramsReceived = new AtomicLong();
-    private final AtomicLong icrcValid = new AtomicLong();
-    private final AtomicLong icrcIdRecovered = new AtomicLong();
-    private final AtomicLong icrcInvalid = new AtomicLong();
-    private final AtomicLong icrcIdOutsideWindow = new AtomicLong();
-    private final AtomicLong oversizeDrops = new AtomicLong();
 
     /** Destinations resolved lately: an InetSocketAddress per peer, not per frame. Under the fabric lock. */
     private final byte[][] recentIps = new byte[16][];
@@ -110,9 +82,6 @@ final class UdpLink implements ExternalLink, AutoCloseable {
     private int nextRecent;
     /** The tap's copy of a sent frame. Under the fabric lock. */
     private final byte[] txTapFrame = new byte[ETHERNET + 40 + 8 + MAX_DATAGRAM];
-
-    private record Outgoing(Channel channel, DatagramPacket packet) {
-    }
 
     /** A socket on ADDRESS:4791: {@code ip} is the address's bytes, compared with a frame's source. */
     private record BoundSocket(Channel channel, InetAddress address, byte[] ip) {
@@ -132,9 +101,8 @@ final class UdpLink implements ExternalLink, AutoCloseable {
         java.util.concurrent.ThreadFactory threads =
                 Thread.ofPlatform().daemon().name("roce4j-udp-" + addresses.interfaceName()).factory();
         this.group = new MultiThreadIoEventLoopGroup(1, threads, io);
-        this.queue = new ArrayBlockingQueue<>(config.transmitQueueFrames());
-        this.bucket = new TokenBucket(config.packetsPerSecond(), config.burst(), clock);
-        this.pacer = Thread.ofPlatform().daemon().name("roce4j-udp-pacer").unstarted(this::pace);
+        this.pacer = new TransmitPacer(config, clock, epoll, sendFailures);
+        this.received = new ReceiveSide(addresses.mac(), clock, tap, sendFailures);
     }
 
     /** Binds the sockets and starts sending: after the RNIC is attached, so no datagram finds no receiver. */
@@ -149,7 +117,7 @@ final class UdpLink implements ExternalLink, AutoCloseable {
                     if (i == 0) {
                         throw e; // the address the device was opened on must work
                     }
-                    bindLater(address, System.nanoTime() + LATE_BIND_MILLIS * 1_000_000);
+                    bindLater(address, clock.nanoTime() + LATE_BIND_MILLIS * 1_000_000);
                 }
             }
         } catch (IOException | RuntimeException e) {
@@ -183,7 +151,7 @@ final class UdpLink implements ExternalLink, AutoCloseable {
     private void bindLater(InetAddress address, long deadlineNanos) {
         Thread.ofPlatform().daemon().name("roce4j-udp-bind").start(() -> {
             IOException last = null;
-            while (!closed && System.nanoTime() - deadlineNanos < 0) {
+            while (!closed && clock.nanoTime() - deadlineNanos < 0) {
                 LockSupport.parkNanos(LATE_BIND_INTERVAL_MILLIS * 1_000_000);
                 try {
                     add(bind(address));
@@ -224,7 +192,7 @@ final class UdpLink implements ExternalLink, AutoCloseable {
         Bootstrap bootstrap = new Bootstrap().group(group)
                 .channelFactory(() -> epoll ? new EpollDatagramChannel(family) : new NioDatagramChannel(family))
                 .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(MAX_DATAGRAM + 1))
-                .handler(new Receiver(address));
+                .handler(received.handlerFor(address));
         if (config.receiveBufferBytes() > 0) {
             bootstrap.option(ChannelOption.SO_RCVBUF, config.receiveBufferBytes());
         }
@@ -267,7 +235,7 @@ final class UdpLink implements ExternalLink, AutoCloseable {
 
     @Override
     public void attached(DatagramReceiver datagramReceiver) {
-        this.receiver = datagramReceiver;
+        received.attached(datagramReceiver);
     }
 
     @Override
@@ -322,69 +290,17 @@ final class UdpLink implements ExternalLink, AutoCloseable {
         if (tap.isOpen()) {
             tapSent(frame, offset, length, v6);
         }
-        if (epoll && pending.get() == 0 && sendNow(channel, frame, payload, n, to)) {
-            return;
-        }
-        ByteBuf buf = channel.alloc().directBuffer(n);
-        buf.writeBytes(frame, payload, n);
-        pending.incrementAndGet();
-        if (!queue.offer(new Outgoing(channel, new DatagramPacket(buf, to)))) {
-            pending.decrementAndGet();
-            buf.release();
-            transmitQueueDrops.incrementAndGet();
-        }
+        pacer.send(channel, frame, payload, n, to);
     }
 
     @Override
     public int framesQueued() {
-        return pending.get();
+        return pacer.framesQueued();
     }
 
     @Override
     public void whenQueuedAtMost(int frames, Runnable action) {
-        drainedTo = frames;
-        onDrained.set(action);
-        runIfDrained(); // set, then look: a write that drained the queue before the set is not missed
-    }
-
-    /** From a channel's event loop after a batch is written, and from {@link #whenQueuedAtMost}. */
-    private void runIfDrained() {
-        if (onDrained.get() != null && pending.get() <= drainedTo) {
-            Runnable action = onDrained.getAndSet(null);
-            if (action != null) {
-                action.run();
-            }
-        }
-    }
-
-    /**
-     * The latency path: with nothing queued or being written (so order is kept) and a token in the
-     * bucket, sendto(2) on the channel's socket from the calling (fabric) thread, instead of two
-     * thread hand-offs (pacer, then the channel's event loop), each a wake-up that costs tens of
-     * microseconds to milliseconds on a loaded 2-core machine. A UDP sendto is atomic per datagram
-     * and safe beside the event loop's own writes. False (not sent): queue it as before.
-     */
-    private boolean sendNow(Channel channel, byte[] frame, int payload, int n, InetSocketAddress to) {
-        synchronized (bucket) {
-            if (bucket.nanosUntilAvailable() > 0) {
-                return false;
-            }
-            bucket.take(1);
-        }
-        direct.clear();
-        direct.put(frame, payload, n).flip();
-        try {
-            int sent = ((Socket) ((EpollDatagramChannel) channel).fd())
-                    .sendTo(direct, 0, n, to.getAddress(), to.getPort());
-            if (sent <= 0) {
-                return false; // EAGAIN: the socket buffer is full; the pacer's queue takes it
-            }
-        } catch (IOException | RuntimeException e) {
-            sendFailures.incrementAndGet();
-        }
-        framesSent.incrementAndGet();
-        directSends.incrementAndGet();
-        return true;
+        pacer.whenQueuedAtMost(frames, action);
     }
 
     private BoundSocket socketFor(byte[] frame, int source, int length) {
@@ -444,206 +360,7 @@ final class UdpLink implements ExternalLink, AutoCloseable {
             t[udp + 6] = (byte) (sum >>> 8);
             t[udp + 7] = (byte) sum;
         }
-        tap.write(wallNanos(), t, 0, length);
-    }
-
-    // ---- pacing ---------------------------------------------------------------------------
-
-    private void pace() {
-        List<Outgoing> batch = new ArrayList<>(BATCH);
-        while (!closed) {
-            Outgoing first;
-            try {
-                first = queue.poll(100, TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                break;
-            }
-            if (first == null) {
-                continue;
-            }
-            long wait;
-            while ((wait = waitForToken()) > 0 && !closed) {
-                LockSupport.parkNanos(wait);
-            }
-            batch.add(first);
-            synchronized (bucket) {
-                int more = (int) Math.min(BATCH - 1, bucket.available());
-                if (more > 0) {
-                    int taken = queue.drainTo(batch, more);
-                    bucket.take(taken);
-                }
-            }
-            List<Outgoing> writes = List.copyOf(batch);
-            batch.clear();
-            first.channel().eventLoop().execute(() -> write(writes));
-        }
-        Outgoing left;
-        while ((left = queue.poll()) != null) {
-            left.packet().release();
-        }
-    }
-
-    /** 0 and one token taken, or the nanoseconds until one is there. */
-    private long waitForToken() {
-        synchronized (bucket) {
-            long wait = bucket.nanosUntilAvailable();
-            if (wait == 0) {
-                bucket.take(1);
-            }
-            return wait;
-        }
-    }
-
-    private void write(List<Outgoing> writes) {
-        Channel flushed = null;
-        for (Outgoing o : writes) {
-            if (!o.channel().isActive()) {
-                o.packet().release();
-                continue;
-            }
-            o.channel().write(o.packet()).addListener(f -> {
-                if (!f.isSuccess()) {
-                    sendFailures.incrementAndGet();
-                }
-            });
-            if (flushed != null && flushed != o.channel()) {
-                flushed.flush();
-            }
-            flushed = o.channel();
-        }
-        if (flushed != null) {
-            flushed.flush();
-        }
-        framesSent.addAndGet(writes.size());
-        pending.addAndGet(-writes.size());
-        runIfDrained();
-    }
-
-    // ---- receive --------------------------------------------------------------------------
-
-    /** One per socket, run on its event loop thread: the buffer and ICRC state are its own. */
-    private final class Receiver extends SimpleChannelInboundHandler<DatagramPacket> {
-        private final InetAddress local;
-        private final byte[] rx = new byte[ETHERNET + 40 + 8 + MAX_DATAGRAM];
-        private final ReceivedIcrc icrc = new ReceivedIcrc();
-
-        Receiver(InetAddress local) {
-            this.local = local;
-        }
-
-        @Override
-        protected void channelRead0(ChannelHandlerContext ctx, DatagramPacket packet) {
-            datagramsReceived.incrementAndGet();
-            ByteBuf content = packet.content();
-            int n = content.readableBytes();
-            if (n > MAX_DATAGRAM) {
-                oversizeDrops.incrementAndGet();
-                return;
-            }
-            InetSocketAddress sender = packet.sender();
-            boolean v6 = local instanceof Inet6Address;
-            int ip = ETHERNET;
-            int udp = ip + (v6 ? 40 : 20);
-            int bth = udp + 8;
-            content.getBytes(content.readerIndex(), rx, bth, n);
-            writeHeaders(sender, v6, ip, udp, n);
-            IcrcStatus status = IcrcStatus.NOT_CHECKED;
-            if (n >= 12 + 4) { // shorter: not even a BTH; the RNIC's parse drops it and counts why
-                switch (icrc.check(rx, ip, bth + n - 4, wallNanos())) {
-                    case VALID -> {
-                        icrcValid.incrementAndGet();
-                        status = IcrcStatus.VALID;
-                    }
-                    case VALID_ID_RECOVERED, ID_RESYNCED -> {
-                        icrcIdRecovered.incrementAndGet();
-                        status = IcrcStatus.VALID;
-                    }
-                    case ID_OUTSIDE_WINDOW -> {
-                        icrcIdOutsideWindow.incrementAndGet();
-                        status = IcrcStatus.INVALID;
-                    }
-                    case INVALID -> {
-                        icrcInvalid.incrementAndGet();
-                        status = IcrcStatus.INVALID;
-                    }
-                }
-            }
-            if (tap.isOpen() && tap.wantsReceived(status == IcrcStatus.VALID)) {
-                if (!v6) {
-                    int sum = Ipv4Checksum.udp(rx, ip, udp, 8 + n);
-                    rx[udp + 6] = (byte) (sum >>> 8);
-                    rx[udp + 7] = (byte) sum;
-                }
-                tap.write(wallNanos(), rx, 0, bth + n);
-            }
-            DatagramReceiver to = receiver;
-            if (to != null) {
-                to.onDatagram(rx, ip, bth, bth + n, status);
-            }
-        }
-
-        /**
-         * Ethernet (to our MAC, from 00:00:00:00:00:00: a socket does not show the sender's) and
-         * the IP and UDP headers as far as a socket tells them: IPv4 with Identification 0 and DF
-         * (the ICRC check replaces them by the sender's when it recovers another), TOS 0, TTL 64;
-         * IPv6 with traffic class and flow label 0 and hop limit 64 (all three masked by the ICRC).
-         */
-        private void writeHeaders(InetSocketAddress sender, boolean v6, int ip, int udp, int n) {
-            byte[] b = rx;
-            long mac = addresses.mac().value();
-            for (int i = 0; i < 6; i++) {
-                b[i] = (byte) (mac >>> (40 - 8 * i));
-                b[6 + i] = 0;
-            }
-            byte[] src = sender.getAddress().getAddress();
-            byte[] dst = local.getAddress();
-            int udpLength = 8 + n;
-            if (v6) {
-                b[12] = (byte) 0x86;
-                b[13] = (byte) 0xDD;
-                b[ip] = 0x60;
-                b[ip + 1] = 0;
-                b[ip + 2] = 0;
-                b[ip + 3] = 0;
-                b[ip + 4] = (byte) (udpLength >>> 8);
-                b[ip + 5] = (byte) udpLength;
-                b[ip + 6] = 17;
-                b[ip + 7] = (byte) KERNEL_TTL;
-                System.arraycopy(src, src.length - 16, b, ip + 8, 16);
-                System.arraycopy(dst, 0, b, ip + 24, 16);
-            } else {
-                b[12] = 0x08;
-                b[13] = 0x00;
-                int total = 20 + udpLength;
-                b[ip] = 0x45;
-                b[ip + 1] = 0;
-                b[ip + 2] = (byte) (total >>> 8);
-                b[ip + 3] = (byte) total;
-                b[ip + 4] = 0;
-                b[ip + 5] = 0;
-                b[ip + 6] = 0x40;
-                b[ip + 7] = 0;
-                b[ip + 8] = (byte) KERNEL_TTL;
-                b[ip + 9] = 17;
-                System.arraycopy(src, src.length - 4, b, ip + 12, 4);
-                System.arraycopy(dst, 0, b, ip + 16, 4);
-                Ipv4Checksum.fill(b, ip);
-            }
-            int sourcePort = sender.getPort();
-            b[udp] = (byte) (sourcePort >>> 8);
-            b[udp + 1] = (byte) sourcePort;
-            b[udp + 2] = (byte) (ROCE_PORT >>> 8);
-            b[udp + 3] = (byte) ROCE_PORT;
-            b[udp + 4] = (byte) (udpLength >>> 8);
-            b[udp + 5] = (byte) udpLength;
-            b[udp + 6] = 0;
-            b[udp + 7] = 0;
-        }
-
-        @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            sendFailures.incrementAndGet(); // ICMP errors surface here (port unreachable, EMSGSIZE)
-        }
+        tap.write(clock.epochNanos(), t, 0, length);
     }
 
     // ---- tap, counters, close -------------------------------------------------------------
@@ -656,15 +373,10 @@ final class UdpLink implements ExternalLink, AutoCloseable {
         return tap.counters();
     }
 
-    private long wallNanos() {
-        java.time.Instant now = java.time.Instant.now();
-        return now.getEpochSecond() * 1_000_000_000L + now.getNano();
-    }
-
     UdpLinkCounters counters() {
-        return new UdpLinkCounters(framesSent.get(), transmitQueueDrops.get(), noSocketDrops.get(), sendFailures.get(),
-                datagramsReceived.get(), icrcValid.get(), icrcIdRecovered.get(), icrcInvalid.get(), oversizeDrops.get(),
-                icrcIdOutsideWindow.get());
+        return new UdpLinkCounters(pacer.framesSent(), pacer.transmitQueueDrops(), noSocketDrops.get(), sendFailures.get(),
+                received.datagramsReceived(), received.icrcValid(), received.icrcIdRecovered(), received.icrcInvalid(),
+                received.oversizeDrops(), received.icrcIdOutsideWindow());
     }
 
     @Override
@@ -673,14 +385,7 @@ final class UdpLink implements ExternalLink, AutoCloseable {
             return;
         }
         closed = true;
-        LockSupport.unpark(pacer);
-        try {
-            if (pacer.isAlive()) {
-                pacer.join(2_000);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        pacer.close();
         BoundSocket[] open;
         synchronized (this) {
             open = sockets;

@@ -10,6 +10,7 @@ import org.roce4j.emulator.transport.ReceiveQueue;
 import org.roce4j.emulator.transport.Requester;
 import org.roce4j.emulator.transport.Responder;
 import org.roce4j.emulator.transport.SendQueue;
+import org.roce4j.emulator.transport.SendWindow;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -39,7 +40,6 @@ import org.roce4j.verbs.WorkCompletion;
 import org.roce4j.verbs.WrOpcode;
 import org.roce4j.wire.HeaderType;
 import org.roce4j.wire.PacketInfo;
-import org.roce4j.wire.Psn;
 import org.roce4j.wire.Transport;
 
 /**
@@ -105,8 +105,9 @@ public final class EmulatedQp extends Resource implements Qp {
         this.rq = srq == null ? new ReceiveQueue(granted.maxRecvWr(), granted.maxRecvSge()) : null;
         this.qpn = rnic.allocateQpn(this);
         this.sourcePort = FrameWriter.sourcePortOf(qpn);
-        this.requester = new Requester(this);
-        this.completer = new Completer(this);
+        SendWindow window = new SendWindow();
+        this.requester = new Requester(this, window);
+        this.completer = new Completer(this, window);
         this.responder = new Responder(this, srq == null ? granted.maxRecvSge() : srq.queue.maxSge);
     }
 
@@ -129,16 +130,7 @@ public final class EmulatedQp extends Resource implements Qp {
             s.checkOpen(verb);
             srq = s;
         }
-        QpCap cap = init.cap();
-        checkCap(verb, "max_send_wr", cap.maxSendWr(), DeviceLimits.MAX_QP_WR);
-        checkCap(verb, "max_send_sge", cap.maxSendSge(), DeviceLimits.MAX_SGE);
-        checkCap(verb, "max_inline_data", cap.maxInlineData(), DeviceLimits.MAX_INLINE_DATA);
-        if (srq == null) {
-            checkCap(verb, "max_recv_wr", cap.maxRecvWr(), DeviceLimits.MAX_QP_WR);
-            checkCap(verb, "max_recv_sge", cap.maxRecvSge(), DeviceLimits.MAX_SGE);
-        }
-        // rxe reports no receive queue of its own for a QP on an SRQ.
-        QpCap granted = srq == null ? cap : new QpCap(cap.maxSendWr(), 0, cap.maxSendSge(), 0, cap.maxInlineData());
+        QpCap granted = QpChecks.grantedCaps(verb, init.cap(), srq != null);
         EmulatedQp qp = new EmulatedQp(rnic, pd, init, granted);
         send.users++;
         recv.users++;
@@ -147,12 +139,6 @@ public final class EmulatedQp extends Resource implements Qp {
         }
         pd.qps++;
         return qp;
-    }
-
-    private static void checkCap(String verb, String name, int value, int max) {
-        if (value > max) {
-            throw invalid(verb, name + " " + value + " is above the device limit " + max);
-        }
     }
 
     @Override
@@ -208,49 +194,11 @@ public final class EmulatedQp extends Resource implements Qp {
             }
             QpState target = mask.contains(QpAttrMask.STATE) ? attr.qpState() : current;
             QpTransitions.check(type, current, target, mask);
-            NetworkPath newPath = checkAttributes(verb, attr, mask);
+            NetworkPath newPath = QpChecks.checkAttributes(rnic, verb, attr, mask);
             apply(attr, mask, newPath);
             transition(current, target);
         });
         rnic.wakeUp();
-    }
-
-    /** Attribute ranges (rxe {@code rxe_qp_chk_attr}, IBTA 11.2.5.3); returns the resolved AV if one is set. */
-    private NetworkPath checkAttributes(String verb, QpAttr attr, Set<QpAttrMask> mask) {
-        if (mask.contains(QpAttrMask.PORT) && attr.portNum() != DeviceLimits.PORT) {
-            throw invalid(verb, "port " + attr.portNum() + " does not exist (the device has port 1 only)");
-        }
-        if (mask.contains(QpAttrMask.PKEY_INDEX)
-                && (attr.pkeyIndex() < 0 || attr.pkeyIndex() >= DeviceLimits.PKEY_TABLE_LENGTH)) {
-            throw invalid(verb, "P_Key index " + attr.pkeyIndex() + " is outside the P_Key table");
-        }
-        if (mask.contains(QpAttrMask.PATH_MTU) && attr.pathMtu() == null) {
-            throw invalid(verb, "no path MTU");
-        }
-        if (mask.contains(QpAttrMask.RQ_PSN) && !Psn.isValid(attr.rqPsn())) {
-            throw invalid(verb, "rq_psn " + attr.rqPsn() + " is wider than 24 bits");
-        }
-        if (mask.contains(QpAttrMask.SQ_PSN) && !Psn.isValid(attr.sqPsn())) {
-            throw invalid(verb, "sq_psn " + attr.sqPsn() + " is wider than 24 bits");
-        }
-        if (mask.contains(QpAttrMask.DEST_QPN) && !Psn.isValid(attr.destQpNum())) {
-            throw invalid(verb, "dest_qp_num " + attr.destQpNum() + " is wider than 24 bits");
-        }
-        checkRange(verb, mask, QpAttrMask.TIMEOUT, "timeout", attr.timeout(), 31);
-        checkRange(verb, mask, QpAttrMask.RETRY_CNT, "retry_cnt", attr.retryCnt(), 7);
-        checkRange(verb, mask, QpAttrMask.RNR_RETRY, "rnr_retry", attr.rnrRetry(), 7);
-        checkRange(verb, mask, QpAttrMask.MIN_RNR_TIMER, "min_rnr_timer", attr.minRnrTimer(), 31);
-        checkRange(verb, mask, QpAttrMask.MAX_QP_RD_ATOMIC, "max_rd_atomic", attr.maxRdAtomic(),
-                DeviceLimits.MAX_QP_INIT_RD_ATOM);
-        checkRange(verb, mask, QpAttrMask.MAX_DEST_RD_ATOMIC, "max_dest_rd_atomic", attr.maxDestRdAtomic(),
-                DeviceLimits.MAX_QP_RD_ATOM);
-        return mask.contains(QpAttrMask.AV) ? EmulatedPd.resolvePath(rnic, verb, attr.ahAttr()) : null;
-    }
-
-    private static void checkRange(String verb, Set<QpAttrMask> mask, QpAttrMask bit, String name, int value, int max) {
-        if (mask.contains(bit) && (value < 0 || value > max)) {
-            throw invalid(verb, name + " " + value + " is outside 0.." + max);
-        }
     }
 
     private void apply(QpAttr attr, Set<QpAttrMask> mask, NetworkPath newPath) {

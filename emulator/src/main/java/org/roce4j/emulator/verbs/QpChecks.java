@@ -1,0 +1,80 @@
+package org.roce4j.emulator.verbs;
+
+import java.util.Set;
+
+import org.roce4j.emulator.node.NetworkPath;
+import org.roce4j.emulator.node.Rnic;
+import org.roce4j.verbs.QpAttr;
+import org.roce4j.verbs.QpAttrMask;
+import org.roce4j.verbs.QpCap;
+import org.roce4j.wire.Psn;
+
+/**
+ * What {@code ibv_create_qp} and {@code ibv_modify_qp} accept, checked before anything changes,
+ * after rxe's {@code rxe_qp.c} ({@code rxe_qp_chk_cap}, {@code rxe_qp_chk_attr}): a refusal is
+ * EINVAL and leaves the QP as it was. Which transitions need which attributes is
+ * {@link org.roce4j.verbs.QpTransitions}'; these are the values' ranges against the device.
+ */
+final class QpChecks {
+    private QpChecks() {
+    }
+
+    /**
+     * {@code ibv_create_qp}'s caps against the device's limits (rxe {@code rxe_qp_chk_cap}); what
+     * the QP gets: rxe reports no receive queue of its own for a QP on an SRQ.
+     */
+    static QpCap grantedCaps(String verb, QpCap cap, boolean onSrq) {
+        checkCap(verb, "max_send_wr", cap.maxSendWr(), DeviceLimits.MAX_QP_WR);
+        checkCap(verb, "max_send_sge", cap.maxSendSge(), DeviceLimits.MAX_SGE);
+        checkCap(verb, "max_inline_data", cap.maxInlineData(), DeviceLimits.MAX_INLINE_DATA);
+        if (!onSrq) {
+            checkCap(verb, "max_recv_wr", cap.maxRecvWr(), DeviceLimits.MAX_QP_WR);
+            checkCap(verb, "max_recv_sge", cap.maxRecvSge(), DeviceLimits.MAX_SGE);
+        }
+        return onSrq ? new QpCap(cap.maxSendWr(), 0, cap.maxSendSge(), 0, cap.maxInlineData()) : cap;
+    }
+
+    private static void checkCap(String verb, String name, int value, int max) {
+        if (value > max) {
+            throw Resource.invalid(verb, name + " " + value + " is above the device limit " + max);
+        }
+    }
+
+    /** Attribute ranges (rxe {@code rxe_qp_chk_attr}, IBTA 11.2.5.3); returns the resolved AV if one is set. */
+    static NetworkPath checkAttributes(Rnic rnic, String verb, QpAttr attr, Set<QpAttrMask> mask) {
+        if (mask.contains(QpAttrMask.PORT) && attr.portNum() != DeviceLimits.PORT) {
+            throw Resource.invalid(verb, "port " + attr.portNum() + " does not exist (the device has port 1 only)");
+        }
+        if (mask.contains(QpAttrMask.PKEY_INDEX)
+                && (attr.pkeyIndex() < 0 || attr.pkeyIndex() >= DeviceLimits.PKEY_TABLE_LENGTH)) {
+            throw Resource.invalid(verb, "P_Key index " + attr.pkeyIndex() + " is outside the P_Key table");
+        }
+        if (mask.contains(QpAttrMask.PATH_MTU) && attr.pathMtu() == null) {
+            throw Resource.invalid(verb, "no path MTU");
+        }
+        if (mask.contains(QpAttrMask.RQ_PSN) && !Psn.isValid(attr.rqPsn())) {
+            throw Resource.invalid(verb, "rq_psn " + attr.rqPsn() + " is wider than 24 bits");
+        }
+        if (mask.contains(QpAttrMask.SQ_PSN) && !Psn.isValid(attr.sqPsn())) {
+            throw Resource.invalid(verb, "sq_psn " + attr.sqPsn() + " is wider than 24 bits");
+        }
+        if (mask.contains(QpAttrMask.DEST_QPN) && !Psn.isValid(attr.destQpNum())) {
+            throw Resource.invalid(verb, "dest_qp_num " + attr.destQpNum() + " is wider than 24 bits");
+        }
+        checkRange(verb, mask, QpAttrMask.TIMEOUT, "timeout", attr.timeout(), 31);
+        checkRange(verb, mask, QpAttrMask.RETRY_CNT, "retry_cnt", attr.retryCnt(), 7);
+        checkRange(verb, mask, QpAttrMask.RNR_RETRY, "rnr_retry", attr.rnrRetry(), 7);
+        checkRange(verb, mask, QpAttrMask.MIN_RNR_TIMER, "min_rnr_timer", attr.minRnrTimer(), 31);
+        checkRange(verb, mask, QpAttrMask.MAX_QP_RD_ATOMIC, "max_rd_atomic", attr.maxRdAtomic(),
+                DeviceLimits.MAX_QP_INIT_RD_ATOM);
+        checkRange(verb, mask, QpAttrMask.MAX_DEST_RD_ATOMIC, "max_dest_rd_atomic", attr.maxDestRdAtomic(),
+                DeviceLimits.MAX_QP_RD_ATOM);
+        return mask.contains(QpAttrMask.AV) ? EmulatedPd.resolvePath(rnic, verb, attr.ahAttr()) : null;
+    }
+
+    private static void checkRange(String verb, Set<QpAttrMask> mask, QpAttrMask bit, String name, int value, int max) {
+        if (mask.contains(bit) && (value < 0 || value > max)) {
+            throw Resource.invalid(verb, name + " " + value + " is outside 0.." + max);
+        }
+    }
+}
