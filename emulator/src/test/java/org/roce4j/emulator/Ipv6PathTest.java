@@ -24,6 +24,7 @@ import org.roce4j.verbs.AhAttr;
 import org.roce4j.verbs.Mtu;
 import org.roce4j.verbs.Qp;
 import org.roce4j.verbs.QpAttr;
+import org.roce4j.verbs.QpBringUp;
 import org.roce4j.verbs.QpState;
 import org.roce4j.verbs.QpType;
 import org.roce4j.verbs.RecvWr;
@@ -98,9 +99,7 @@ class Ipv6PathTest {
     }
 
     private static void connectOverGid0(Qp qp, int remoteQpn, org.roce4j.verbs.Gid remoteGid) {
-        qp.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qpAccessFlags(TwoNodes.ALL_ACCESS));
-        qp.modify(new QpAttr().qpState(QpState.RTR).pathMtu(Mtu.MTU_1024).destQpNum(remoteQpn).rqPsn(0)
-                .ahAttr(AhAttr.of(remoteGid, 0, 1)).maxDestRdAtomic(1).minRnrTimer(1));
-        qp.modify(new QpAttr().qpState(QpState.RTS).sqPsn(0).timeout(14).retryCnt(7).rnrRetry(7).maxRdAtomic(1));
+        TwoNodes.BRING_UP.withSgidIndex(0).withRdAtomic(1, 1).withMinRnrTimer(1)
+                .connect(qp, 0, new QpBringUp.Remote(remoteQpn, 0, remoteGid));
     }
 }

@@ -21,6 +21,7 @@ import org.roce4j.verbs.Mtu;
 import org.roce4j.verbs.Pd;
 import org.roce4j.verbs.Qp;
 import org.roce4j.verbs.QpAttr;
+import org.roce4j.verbs.QpBringUp;
 import org.roce4j.verbs.QpCap;
 import org.roce4j.verbs.QpInitAttr;
 import org.roce4j.verbs.QpState;
@@ -29,7 +30,10 @@ import org.roce4j.verbs.WorkCompletion;
 import org.roce4j.wire.MacAddress;
 
 /** Two emulated nodes on a deterministic fabric, with a context, PD, CQ and 1 MiB registered region each. */
-final class TwoNodes implements AutoCloseable {
+public final class TwoNodes implements AutoCloseable {
+    /** The emulator tests' bring-up: ibv_rc_pingpong's values, 16 READs/atomics outstanding each way. */
+    static final QpBringUp BRING_UP = QpBringUp.pingpong().withRdAtomic(16, 16);
+
     static final EnumSet<AccessFlag> ALL_ACCESS = EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE,
             AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC);
 
@@ -117,31 +121,26 @@ final class TwoNodes implements AutoCloseable {
         connect(qp, remoteQpn, remoteGid, localPsn, remotePsn, mtu, rtr -> { }, rts -> rts.rnrRetry(rnrRetry));
     }
 
-    /** As above, with changes to the RTR and RTS attributes (timeout, retry_cnt, max_rd_atomic, …). */
-    static void connect(Qp qp, int remoteQpn, Gid remoteGid, int localPsn, int remotePsn, Mtu mtu,
-                        Consumer<QpAttr> rtrChanges, Consumer<QpAttr> rtsChanges) {
-        QpType type = qp.type();
-        QpAttr init = new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1);
-        if (type == QpType.UD) {
-            init.qkey(0x11111111);
-        } else {
-            init.qpAccessFlags(EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC));
+    /**
+     * As above, with changes to an RC QP's RTR and RTS attributes (timeout, retry_cnt, max_rd_atomic, …).
+     * Public for the UDP tests' {@code UdpSide}.
+     */
+    public static void connect(Qp qp, int remoteQpn, Gid remoteGid, int localPsn, int remotePsn, Mtu mtu,
+                               Consumer<QpAttr> rtrChanges, Consumer<QpAttr> rtsChanges) {
+        QpBringUp bringUp = BRING_UP.withPathMtu(mtu);
+        if (qp.type() == QpType.UD) {
+            bringUp.activate(qp, localPsn);
+            return;
         }
-        qp.modify(init);
-        QpAttr rtr = new QpAttr().qpState(QpState.RTR);
-        if (type != QpType.UD) {
-            rtr.pathMtu(mtu).destQpNum(remoteQpn).rqPsn(remotePsn).ahAttr(AhAttr.of(remoteGid, 1, 1));
-            if (type == QpType.RC) {
-                rtr.maxDestRdAtomic(16).minRnrTimer(12);
-                rtrChanges.accept(rtr);
-            }
-        }
-        qp.modify(rtr);
-        QpAttr rts = new QpAttr().qpState(QpState.RTS).sqPsn(localPsn);
-        if (type == QpType.RC) {
-            rts.timeout(14).retryCnt(7).rnrRetry(7).maxRdAtomic(16);
+        QpBringUp.Remote remote = new QpBringUp.Remote(remoteQpn, remotePsn, remoteGid);
+        QpAttr rtr = bringUp.attributes(qp.type(), QpState.INIT, QpState.RTR, remote, localPsn);
+        QpAttr rts = bringUp.attributes(qp.type(), QpState.RTR, QpState.RTS, remote, localPsn);
+        if (qp.type() == QpType.RC) {
+            rtrChanges.accept(rtr);
             rtsChanges.accept(rts);
         }
+        bringUp.init(qp);
+        qp.modify(rtr);
         qp.modify(rts);
     }
 

@@ -8,6 +8,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.EnumSet;
 import java.util.function.Consumer;
 
+import org.roce4j.emulator.TwoNodes;
 import org.roce4j.verbs.AccessFlag;
 import org.roce4j.verbs.AhAttr;
 import org.roce4j.verbs.Context;
@@ -95,28 +96,7 @@ final class UdpSide implements AutoCloseable {
 
     /** Brings a QP to RTS against a peer, as ibv_rc_pingpong does (timeout 14 ≈ 67 ms, retry_cnt 7). */
     static void connect(Qp qp, int remoteQpn, Gid remoteGid, int localPsn, int remotePsn, Mtu mtu, Consumer<QpAttr> rts) {
-        QpType type = qp.type();
-        QpAttr init = new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1);
-        if (type == QpType.UD) {
-            init.qkey(0x11111111);
-        } else {
-            init.qpAccessFlags(EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC));
-        }
-        qp.modify(init);
-        QpAttr rtr = new QpAttr().qpState(QpState.RTR);
-        if (type != QpType.UD) {
-            rtr.pathMtu(mtu).destQpNum(remoteQpn).rqPsn(remotePsn).ahAttr(AhAttr.of(remoteGid, GID_INDEX, 1));
-            if (type == QpType.RC) {
-                rtr.maxDestRdAtomic(16).minRnrTimer(12);
-            }
-        }
-        qp.modify(rtr);
-        QpAttr rtsAttr = new QpAttr().qpState(QpState.RTS).sqPsn(localPsn);
-        if (type == QpType.RC) {
-            rtsAttr.timeout(14).retryCnt(7).rnrRetry(7).maxRdAtomic(16);
-            rts.accept(rtsAttr);
-        }
-        qp.modify(rtsAttr);
+        TwoNodes.connect(qp, remoteQpn, remoteGid, localPsn, remotePsn, mtu, rtr -> { }, rts);
     }
 
     static Qp[] pair(UdpSide a, UdpSide b, QpType type, Mtu mtu) {
