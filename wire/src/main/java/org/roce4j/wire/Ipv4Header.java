@@ -12,6 +12,8 @@ import java.net.UnknownHostException;
 public record Ipv4Header(int trafficClass, int identification, boolean dontFragment, int ttl,
                          Inet4Address source, Inet4Address destination) implements IpHeader {
     static final int LENGTH = 20;
+    /** Where the source address starts; the destination follows it. */
+    static final int SOURCE_OFFSET = 12;
     static final int PROTOCOL_UDP = 17;
 
     public Ipv4Header {

@@ -9,6 +9,8 @@ import java.util.Arrays;
 public record Ipv6Header(int trafficClass, int flowLabel, int hopLimit, Inet6Address source, Inet6Address destination)
         implements IpHeader {
     static final int LENGTH = 40;
+    /** Where the source address starts; the destination follows it. */
+    static final int SOURCE_OFFSET = 8;
     static final int NEXT_HEADER_UDP = 17;
 
     public Ipv6Header {
