@@ -275,6 +275,10 @@ public final class PacketInfo {
     public int ipDestinationOffset() {
         return ipOffset < 0 ? -1 : ipSourceOffset() + ipAddressLength();
     }
+    /** Bytes of the IP header: 20 (IPv4 options are refused), 40, or 0 when no IP header is known. */
+    public int ipHeaderLength() {
+        return ipVersion == 4 ? Ipv4Header.LENGTH : ipVersion == 6 ? Ipv6Header.LENGTH : 0;
+    }
     /** Bytes of one IP address: 4 or 16 (0 when no IP header is known). */
     public int ipAddressLength() {
         return ipVersion == 4 ? 4 : ipVersion == 6 ? 16 : 0;

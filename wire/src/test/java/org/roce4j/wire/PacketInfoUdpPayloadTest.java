@@ -24,6 +24,8 @@ class PacketInfoUdpPayloadTest {
             assertThat(fromDatagram.ipOffset()).isEqualTo(fromFrame.ipOffset());
             assertThat(fromDatagram.ipSourceOffset()).isEqualTo(fromFrame.ipSourceOffset());
             assertThat(fromDatagram.ipDestinationOffset()).isEqualTo(fromFrame.ipDestinationOffset());
+            assertThat(fromDatagram.ipHeaderLength()).isEqualTo(fromFrame.udpOffset() - fromFrame.ipOffset())
+                    .isEqualTo(frame.ip().length());
             assertThat(fromDatagram.icrcStatus()).isEqualTo(IcrcStatus.NOT_CHECKED);
             byte[] source = frame.ip() instanceof Ipv4Header v4 ? v4.source().getAddress()
                     : ((Ipv6Header) frame.ip()).source().getAddress();
@@ -42,6 +44,7 @@ class PacketInfoUdpPayloadTest {
         assertThat(info.ipOffset()).isEqualTo(-1);
         assertThat(info.ipSourceOffset()).isEqualTo(-1);
         assertThat(info.ipAddressLength()).isZero();
+        assertThat(info.ipHeaderLength()).isZero();
     }
 
     @Test
