@@ -1,36 +1,5 @@
-# Shared by the interop suites (sourced, not run).
-
-# The VMs' bridge comes up just before they boot, so its IPv6 link-local address (roce4j's GID 0
-# here) appears only when a VM's tap gives it a carrier, and then spends a second or so in
-# duplicate address detection; until that is over nobody answers neighbour solicitations for it
-# and rxe's modify to RTR fails. A real host is long past it. A host script starts with this line:
-# it waits for the address (at most 60 s; the VMs start slowly on a loaded machine).
-wait_for_dad='for i in $(seq 300); do ip -6 addr show dev br0 scope link -tentative | grep -q inet6 && break; sleep 0.2; done'
-
-# The same in the VM: its init brings eth0 up just before the case's script runs, so the guest's
-# own link-local address (rxe0's GID 0) is tentative for a second; a C tool started at once cannot
-# resolve the peer over it (rxe: "Failed to modify QP to RTR"). A guest script starts with this line.
-guest_wait_for_dad='for i in $(seq 300); do ip -6 addr show dev eth0 scope link -tentative | grep -q inet6 && break; sleep 0.2; done'
-
-# run_vm WORK: boots VM A with WORK/guest.sh (and VM B with WORK/b.sh when there is one: rxe-vm
-# pair), runs WORK/host.sh beside them when there is one, output in WORK/out.log; returns rxe-vm's
-# status. A VM whose kernel did not boot (qemu TCG on a loaded machine now and then panics in
-# setup_IO_APIC) ran nothing: they are booted once more, and $vm_note says so.
-run_vm() {
-  local work=$1 attempt rc=1
-  vm_note=""
-  for attempt in 1 2; do
-    rm -rf "$work/j.out" "$work/a/c.out" "$work/a/listening" "$work"/a/steps "$work"/b/steps "$work"/h/steps
-    mkdir -p "$work/a/steps" "$work/h/steps"; [ -f "$work/b.sh" ] && mkdir -p "$work/b/steps"
-    if [ -f "$work/b.sh" ]; then set -- pair "$work/guest.sh" "$work/b.sh"; else set -- run "$work/guest.sh"; fi
-    [ -f "$work/host.sh" ] && set -- "$@" "$work/host.sh"
-    RXE_VM_XCHG=$work RXE_VM_TIMEOUT=${RXE_VM_TIMEOUT:-150} "$rxevm" "$@" > "$work/out.log" 2>&1
-    rc=$?
-    grep -q "Kernel panic" "$work/a/console.log" "$work/b/console.log" 2>/dev/null || break
-    vm_note=", VM boot panicked on attempt $attempt"
-  done
-  return $rc
-}
+# Shared by the interop suites (sourced, not run): on this machine beside vm/lib.sh, and in the VMs
+# (interop/ibverbs-pair stages it as /xchg/roce4j/lib.sh for serve, connect and await).
 
 # perftest's result rows (print_report_lat / print_report_bw): the message size, the iterations,
 # then a number. The C tool's numbers may be inf or -nan: its cycle-to-microsecond factor comes
@@ -43,38 +12,6 @@ c_row='^ *[0-9]+ +[0-9]+ +([0-9]+\.[0-9]+|inf|-?nan)'
 # server only serves the client's requests and prints none (C against C shows the same); every
 # other side prints one.
 server_measures() { case $1 in read-lat|atomic-lat) return 1 ;; *) return 0 ;; esac; }
-
-# In a VM every JVM (and, for a fair comparison, every C tool it is measured against) runs on vCPU 0
-# alone: prefix its command with $vm_pin. HotSpot patches compiled code while other threads may be
-# running it (an nmethod made not entrant gets a jump written over its entry), and qemu's
-# multi-threaded TCG (7.2 here) can then execute on another vCPU an instruction made of old and new
-# bytes: JVMs died of it (SIGSEGV at a C1 method's entry) in about 1 run in 30 unpinned, in the
-# ibverbs device tests and in the peers alike. On one vCPU the patch and the fetch are ordered.
-vm_pin="taskset -c 0"
-
-# stage_roce4j DIR: puts what a VM needs to run roce4j into DIR/roce4j (DIR is a VM's /xchg): the
-# tools jar and its dependencies (built first when stale, as ./roce4j does), this file, and a
-# launcher DIR/roce4j/roce4j that runs them with ./roce4j's main class and JVM flags. The VM then
-# needs nothing of the checkout, which may live in this machine's /tmp (CI clones there; each VM's
-# /tmp is its own). The JDK 25 is used in place: it must not be under /tmp itself.
-stage_roce4j() {
-  local dir=$1/roce4j java_home jar="" candidate
-  java_home=$("$root/.mvn/find-jdk25") || return 1
-  case $java_home in /tmp/*) echo "interop: the JDK 25 ($java_home) is under /tmp, which the VMs cannot see" >&2; return 1 ;; esac
-  "$root/roce4j" --help > /dev/null || return 1
-  for candidate in "$root"/tools/target/roce4j-tools-*.jar; do
-    case $candidate in *-sources.jar | *-javadoc.jar | *-tests.jar) ;; *) [ -f "$candidate" ] && jar=$candidate ;; esac
-  done
-  [ -n "$jar" ] || { echo "interop: no tools jar in $root/tools/target" >&2; return 1; }
-  mkdir -p "$dir" && cp "$jar" "$root"/tools/target/lib/*.jar "$root/interop/lib.sh" "$dir/" || return 1
-  cat > "$dir/roce4j" <<L
-#!/bin/sh
-# roce4j as staged by interop/lib.sh (stage_roce4j): the jars beside this launcher.
-here=\$(cd "\$(dirname "\$0")" && pwd)
-exec "$java_home/bin/java" --enable-native-access=ALL-UNNAMED -cp "\$here/*" org.roce4j.tools.Roce4j "\$@"
-L
-  chmod 755 "$dir/roce4j"
-}
 
 # Steps: a run of cases in one boot, each case a server on one side (VM A, VM B or this machine)
 # and its client on another. Every side runs its part of the list in order, from a script that
@@ -122,4 +59,13 @@ await() {
     [ -e "$2/../rc" ] && return 1
     sleep 0.5
   done
+}
+
+# interop_reset WORK: what vm_run calls before each boot (vm/lib.sh): clears what the scripts of a
+# boot before left (the roce4j side on this machine ran even when a VM's kernel panicked) and
+# makes the sides' step folders.
+interop_reset() {
+  rm -rf "$1/j.out" "$1/a/c.out" "$1/a/listening" "$1/a/steps" "$1/b/steps" "$1/h/steps"
+  mkdir -p "$1/a/steps" "$1/h/steps"
+  if [ -f "$1/b.sh" ]; then mkdir -p "$1/b/steps"; fi
 }

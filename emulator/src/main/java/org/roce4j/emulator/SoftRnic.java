@@ -1,5 +1,8 @@
 package org.roce4j.emulator;
 
+import org.roce4j.emulator.node.GidTable;
+import org.roce4j.emulator.node.Rnic;
+import org.roce4j.emulator.verbs.KeySource;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.util.EnumMap;

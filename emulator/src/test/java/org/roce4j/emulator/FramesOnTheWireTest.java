@@ -1,5 +1,7 @@
 package org.roce4j.emulator;
 
+import org.roce4j.emulator.node.Rnic;
+import org.roce4j.emulator.transport.FrameWriter;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.Inet4Address;

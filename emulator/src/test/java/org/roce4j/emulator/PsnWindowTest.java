@@ -1,5 +1,7 @@
 package org.roce4j.emulator;
 
+import org.roce4j.emulator.verbs.EmulatedQp;
+import org.roce4j.emulator.transport.Responder;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.lang.foreign.MemorySegment;

@@ -1,5 +1,7 @@
 package org.roce4j.emulator;
 
+import org.roce4j.emulator.node.NetworkPath;
+import org.roce4j.emulator.verbs.EmulatedCq;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;

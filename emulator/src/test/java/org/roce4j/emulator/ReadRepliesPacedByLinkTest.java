@@ -1,5 +1,6 @@
 package org.roce4j.emulator;
 
+import org.roce4j.emulator.node.Rnic;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.lang.foreign.Arena;

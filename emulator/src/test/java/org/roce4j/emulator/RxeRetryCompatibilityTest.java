@@ -1,5 +1,6 @@
 package org.roce4j.emulator;
 
+import org.roce4j.emulator.verbs.EmulatedCq;
 import java.time.Duration;
 
 import org.junit.jupiter.api.AfterEach;

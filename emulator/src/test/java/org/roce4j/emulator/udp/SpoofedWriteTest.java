@@ -143,7 +143,7 @@ class SpoofedWriteTest {
         spoof(A, RawPeer.writeOnly(false, rcQpn, 100, va, OLD_FIRST_RKEY, bytes(64, 0xEE)));
         assertUntouched(0, 64);
         assertThat(b.rnic.rnic().counter(RnicCounter.NAKS_SENT)).isEqualTo(1);
-        assertThat(rc[1].state()).as("IBTA C9-...: an R_Key violation is fatal to the responder's QP").isEqualTo(QpState.ERR);
+        assertThat(rc[1].state()).as("rxe_resp.c: rxe_responder, RESPST_ERR_RKEY_VIOLATION on RC is a class C error: the responder's QP goes to ERR").isEqualTo(QpState.ERR);
         // The real peer is not left with a silent loss: its next WRITE fails visibly.
         UdpSide.fill(a.memory, 0, 64, 4);
         rc[0].postSend(SendWr.rdmaWrite(9, a.mr, 0, 64, va, b.mr.rkey()));

@@ -1,0 +1,78 @@
+package org.roce4j.emulator.node;
+
+import org.roce4j.emulator.verbs.DeviceLimits;
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.roce4j.verbs.Errno;
+import org.roce4j.verbs.Gid;
+import org.roce4j.verbs.VerbsException;
+import org.roce4j.wire.MacAddress;
+
+/**
+ * The port's GID table, populated as Linux fills an rxe port's: index 0 is the link-local
+ * {@code fe80::} GID with the interface ID made from the MAC (modified EUI-64, RFC 4291 appendix A),
+ * index 1 the IPv4 address as {@code ::ffff:a.b.c.d}, index 2 the IPv6 address when there is one.
+ * The table is {@link DeviceLimits#GID_TABLE_LENGTH} entries long; the rest are empty.
+ */
+public final class GidTable {
+    private final List<Gid> gids;
+
+    public GidTable(MacAddress mac, Inet4Address ipv4, Inet6Address ipv6) {
+        List<Gid> entries = new ArrayList<>(3);
+        entries.add(new Gid(0xfe80_0000_0000_0000L, eui64(mac)));
+        entries.add(Gid.of(ipv4));
+        if (ipv6 != null) {
+            entries.add(Gid.of(ipv6));
+        }
+        this.gids = List.copyOf(entries);
+    }
+
+    /** A table given entry by entry (a link that takes its GIDs from a host interface's addresses). */
+    public GidTable(List<Gid> entries) {
+        if (entries.isEmpty() || entries.size() > DeviceLimits.GID_TABLE_LENGTH) {
+            throw new IllegalArgumentException("a GID table holds 1.." + DeviceLimits.GID_TABLE_LENGTH + " entries: " + entries);
+        }
+        this.gids = List.copyOf(entries);
+    }
+
+    /** The modified EUI-64 of a MAC: ff:fe in the middle, universal/local bit flipped. Also rxe's node GUID. */
+    static long eui64(MacAddress mac) {
+        long m = mac.value();
+        long high = (m >>> 24) & 0xFFFFFF;
+        long low = m & 0xFFFFFF;
+        return ((high ^ 0x020000L) << 40) | 0xFFFEL << 24 | low;
+    }
+
+    int size() {
+        return gids.size();
+    }
+
+    public boolean isValidIndex(int index) {
+        return index >= 0 && index < gids.size();
+    }
+
+    /** {@code ibv_query_gid}: EINVAL past the table or for an empty entry. */
+    public Gid query(int index) {
+        if (!isValidIndex(index)) {
+            throw new VerbsException(Errno.EINVAL, "GID index " + index + " is "
+                    + (index >= 0 && index < DeviceLimits.GID_TABLE_LENGTH ? "an empty entry" : "outside the table")
+                    + " (populated: 0.." + (gids.size() - 1) + ")");
+        }
+        return gids.get(index);
+    }
+
+    public Gid get(int index) {
+        return gids.get(index);
+    }
+
+    boolean contains(Gid gid) {
+        return gids.contains(gid);
+    }
+
+    public List<Gid> all() {
+        return gids;
+    }
+}

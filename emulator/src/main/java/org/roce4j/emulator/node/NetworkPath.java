@@ -1,0 +1,54 @@
+package org.roce4j.emulator.node;
+
+import org.roce4j.verbs.AhAttr;
+import org.roce4j.verbs.Gid;
+
+/**
+ * An address vector resolved for the wire: which IP version, the addresses' bytes, the MAC of the
+ * next hop, and the IP fields the AV sets. Built once when a QP gets its path or an AH is created;
+ * the requester then writes frames from it without allocating.
+ */
+public final class NetworkPath {
+    public final boolean ipv6;
+    public final byte[] sourceIp;
+    public final byte[] destinationIp;
+    final Gid destinationGid;
+    public final int trafficClass;
+    public final int hopLimit;
+    public final int flowLabel;
+    /** The destination MAC, resolved lazily: -1 until the neighbour is known. */
+    long destinationMac = -1;
+
+    public NetworkPath(Gid source, AhAttr av) {
+        this.destinationGid = av.dgid();
+        this.ipv6 = !av.dgid().isIpv4Mapped();
+        this.sourceIp = ipBytes(source, ipv6);
+        this.destinationIp = ipBytes(av.dgid(), ipv6);
+        this.trafficClass = av.trafficClass() & 0xFF;
+        this.hopLimit = hopLimit(av);
+        this.flowLabel = av.flowLabel() & 0xFFFFF;
+    }
+
+    /** The IP TTL / hop limit Linux puts in the frames. */
+    static final int ROUTE_HOP_LIMIT = 64;
+
+    /**
+     * Linux resolves a RoCE address vector through the IP route and replaces the GRH hop limit with
+     * the route's for any destination that is not link-local (core/verbs.c ib_resolve_unicast_gid_dmac:
+     * {@code grh->hop_limit = hop_limit} from rdma_addr_find_l2_eth_by_grh): ibv_rc_pingpong's hop
+     * limit 1 goes out as TTL 64, as the reference captures show. A link-local destination keeps the
+     * AV's value; 0 would be dropped by the first hop, so it means the route's too.
+     */
+    private static int hopLimit(AhAttr av) {
+        boolean linkLocal = (av.dgid().subnetPrefix() >>> 54) == (0xfe80L >>> 6);
+        return linkLocal && av.hopLimit() != 0 ? av.hopLimit() & 0xFF : ROUTE_HOP_LIMIT;
+    }
+
+    private static byte[] ipBytes(Gid gid, boolean ipv6) {
+        byte[] raw = gid.raw();
+        if (ipv6) {
+            return raw;
+        }
+        return new byte[] {raw[12], raw[13], raw[14], raw[15]};
+    }
+}

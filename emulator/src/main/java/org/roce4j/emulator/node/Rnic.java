@@ -1,0 +1,504 @@
+package org.roce4j.emulator.node;
+
+import org.roce4j.emulator.ExternalLink;
+import org.roce4j.emulator.RnicCounter;
+import org.roce4j.emulator.transport.FrameWriter;
+import org.roce4j.emulator.transport.NetworkOrder;
+import org.roce4j.emulator.verbs.DeviceLimits;
+import org.roce4j.emulator.verbs.EmulatedDevice;
+import org.roce4j.emulator.verbs.EmulatedQp;
+import org.roce4j.emulator.verbs.KeySource;
+import org.roce4j.emulator.verbs.MemoryRegionTable;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.BiConsumer;
+import java.util.function.Supplier;
+import java.util.function.ToIntBiFunction;
+
+import org.roce4j.emulator.fabric.Agent;
+import org.roce4j.emulator.fabric.Clock;
+import org.roce4j.emulator.fabric.Fabric;
+import org.roce4j.emulator.fabric.FabricPort;
+import org.roce4j.emulator.fabric.FrameReceiver;
+import org.roce4j.emulator.fabric.RunLimitExceededException;
+import org.roce4j.verbs.DeviceAttr;
+import org.roce4j.verbs.Errno;
+import org.roce4j.verbs.Gid;
+import org.roce4j.verbs.Mtu;
+import org.roce4j.verbs.PortAttr;
+import org.roce4j.verbs.PortCounters;
+import org.roce4j.verbs.VerbsException;
+import org.roce4j.wire.DropReason;
+import org.roce4j.wire.IcrcStatus;
+import org.roce4j.wire.MacAddress;
+import org.roce4j.wire.PacketInfo;
+import org.roce4j.wire.Transport;
+
+/**
+ * One emulated RNIC: its port on the fabric, GID table, memory regions and queue pairs, and the
+ * duty cycle that moves their work. Frames arrive through {@link #onFrame} (parsed once into a
+ * reused {@link PacketInfo}, like rxe's {@code rxe_rcv}) and are handed to the destination QP's
+ * responder or completer at once; requesters run from {@link #doWork}. Both run under the fabric
+ * lock, so nothing here needs locks of its own; API calls take the same lock with {@link #call}.
+ */
+public final class Rnic implements Agent, FrameReceiver {
+    /** Packets one QP's requester may send per duty cycle before the next QP gets its turn. */
+    public static final int PACKETS_PER_TURN = 16;
+    /**
+     * READ responses leave only while the link's transmit queue holds fewer frames than this
+     * (≈ 1.7 ms of the UDP link's default 150 k frames/s); a READ that finds it full waits until
+     * the queue is down to {@link #READ_QUEUE_LOW}.
+     */
+    public static final int READ_QUEUE_HIGH = 256;
+    static final int READ_QUEUE_LOW = READ_QUEUE_HIGH / 2;
+
+    public final String name;
+    public final MacAddress mac;
+    public final GidTable gids;
+    public final Mtu activeMtu;
+    public final Fabric fabric;
+    public final Clock clock;
+    public final long nodeGuid;
+    public final DeviceAttr deviceAttr;
+    public final PortAttr portAttr;
+    public final MemoryRegionTable memoryRegions;
+    /** The QPN of QP slot 0, from the {@link KeySource}: 17 on the deterministic fabric, random elsewhere. */
+    private final int qpnBase;
+    public final EmulatedDevice device;
+    public final FrameWriter frameWriter;
+    /** The transmit buffer every frame is built in; the fabric copies on transmit. */
+    public final byte[] tx = new byte[Fabric.MAX_FRAME_LENGTH];
+    private final PacketInfo rx = new PacketInfo();
+    private final NeighborTable neighbors;
+    private final FabricPort port;
+    private final long[] counters = new long[RnicCounter.values().length];
+    private final long[] decodeDrops = new long[DropReason.values().length];
+    /** The IPv4 address (GID 1's), valid when {@link #hasIpv4}. */
+    private final int ipv4;
+    private final boolean hasIpv4;
+    /** The IPv6 addresses among the GIDs besides GID 0's fe80::EUI-64, which is checked by the node GUID. */
+    private final byte[][] ipv6;
+    /** The link frames take instead of the fabric's switch, or null (in-process). */
+    private final ExternalLink link;
+    /** Where the IP header of the packet being received starts in its buffer, and its version. */
+    private int rxIpOffset = -1;
+    private int rxIpVersion;
+
+    private EmulatedQp[] qps = new EmulatedQp[8];
+    private int liveQps;
+    private int nextQpIndex;
+    private final ArrayDeque<EmulatedQp> runQueue = new ArrayDeque<>();
+    private final List<EmulatedQp> timedQps = new ArrayList<>();
+    /** QPs whose READ responses wait for room in the link's transmit queue. */
+    private final List<EmulatedQp> waitingForLinkRoom = new ArrayList<>();
+    private boolean linkRoomAsked;
+    private long peakReadFramesQueued;
+    /** Run by the link, on its thread, when its queue has drained: the waiting READs go on. */
+    private final Runnable linkHasRoom = this::linkHasRoom;
+    /** Linux rxe's reading of retry_cnt 7: retry forever (IBTA: 7 retries). Off by default. */
+    public final boolean retryCountSevenIsInfinite;
+
+    /**
+     * A node with the GID table given; with a {@code link}, frames go to the link rather than the
+     * fabric's switch (the node is one of the fabric's agents, not a port on it) and come back
+     * through the {@link DatagramReceiver} the link is handed. Memory keys and QP numbers come from
+     * {@code keys} ({@link KeySource#forFabric} picks by the fabric).
+     */
+    public Rnic(Fabric fabric, String name, MacAddress mac, GidTable gids, Mtu activeMtu,
+         boolean retryCountSevenIsInfinite, ExternalLink link, KeySource keys) {
+        this.memoryRegions = new MemoryRegionTable(DeviceLimits.MAX_MR, keys);
+        this.qpnBase = keys.qpnBase();
+        this.retryCountSevenIsInfinite = retryCountSevenIsInfinite;
+        this.name = name;
+        this.mac = mac;
+        this.fabric = fabric;
+        this.clock = fabric.clock();
+        this.activeMtu = activeMtu;
+        this.gids = gids;
+        this.link = link;
+        this.nodeGuid = GidTable.eui64(mac);
+        this.deviceAttr = DeviceLimits.deviceAttr(nodeGuid);
+        this.portAttr = DeviceLimits.portAttr(activeMtu);
+        this.frameWriter = link == null ? new FrameWriter(mac.value())
+                : new FrameWriter(mac.value(), link.udpSourcePort(), link.zeroIpv4Identification());
+        int v4 = 0;
+        boolean anyIpv4 = false;
+        List<byte[]> v6 = new ArrayList<>();
+        for (int i = 0; i < gids.size(); i++) {
+            Gid gid = gids.get(i);
+            byte[] raw = gid.raw();
+            if (gid.isIpv4Mapped()) {
+                if (!anyIpv4) {
+                    v4 = NetworkOrder.i32(raw, 12);
+                    anyIpv4 = true;
+                }
+            } else {
+                v6.add(raw);
+            }
+        }
+        this.ipv4 = v4;
+        this.hasIpv4 = anyIpv4;
+        this.ipv6 = v6.toArray(new byte[0][]);
+        this.device = new EmulatedDevice(this);
+        if (link == null) {
+            this.neighbors = NeighborTable.of(fabric);
+            for (Gid gid : gids.all()) {
+                neighbors.add(gid, mac.value());
+            }
+            this.port = fabric.attach(mac, this);
+        } else {
+            this.neighbors = null;
+            this.port = null;
+            link.attached(this::onDatagram);
+        }
+        fabric.addAgent(this);
+    }
+
+    // ---- API calls: the fabric lock, and deterministic progress --------------------------
+
+    public <T> T call(Supplier<T> action) {
+        return fabric.locked(action);
+    }
+
+    public void run(Runnable action) {
+        fabric.locked(action);
+    }
+
+    /** Allocation-free form for hot paths: pass a static method reference. */
+    public <A, B> void run(BiConsumer<A, B> action, A first, B second) {
+        fabric.locked(action, first, second);
+    }
+
+    /** Allocation-free form for hot paths: pass a static method reference. */
+    public <A, B> int callAsInt(ToIntBiFunction<A, B> action, A first, B second) {
+        return fabric.lockedAsInt(action, first, second);
+    }
+
+    /**
+     * Before an API call looks for results: a deterministic fabric runs until nothing is pending
+     * (from inside the fabric's own dispatch this does nothing); a threaded one is only woken.
+     * A fabric that cannot become idle — a QP retrying RNR forever (rnr_retry 7, IBTA C9-141) —
+     * is run to the fabric's limits, and then the call looks anyway: retrying is not an error.
+     */
+    public void drive() {
+        if (fabric.isDeterministic()) {
+            try {
+                fabric.runUntilIdle();
+            } catch (RunLimitExceededException stillBusy) {
+                // Nothing is lost: the retries go on at the next call.
+            }
+        }
+    }
+
+    /** After an API call gave the RNIC work: the threaded event loop should look soon. */
+    public void wakeUp() {
+        fabric.wakeUp();
+    }
+
+    public boolean isDeterministic() {
+        return fabric.isDeterministic();
+    }
+
+    // ---- queue pairs ---------------------------------------------------------------------
+
+    public int allocateQpn(EmulatedQp qp) {
+        if (liveQps >= DeviceLimits.MAX_QP) {
+            throw new VerbsException(Errno.ENOMEM, "ibv_create_qp: the device's " + DeviceLimits.MAX_QP + " QPs are in use");
+        }
+        // Cyclic allocation (as rxe's pool): a closed QP's number is not reused at once, so late
+        // packets for it are dropped rather than delivered to a stranger.
+        int index = nextQpIndex;
+        while (index < qps.length && qps[index] != null) {
+            index++;
+        }
+        if (index >= qps.length) {
+            int free = firstFreeIndex();
+            if (free >= 0 && qps.length >= 4096) {
+                index = free;
+            } else {
+                qps = Arrays.copyOf(qps, qps.length * 2);
+            }
+        }
+        qps[index] = qp;
+        nextQpIndex = index + 1;
+        liveQps++;
+        return qpnBase + index;
+    }
+
+    private int firstFreeIndex() {
+        for (int i = 0; i < qps.length; i++) {
+            if (qps[i] == null) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    public void releaseQpn(int qpn) {
+        int index = qpn - qpnBase;
+        if (index >= 0 && index < qps.length && qps[index] != null) {
+            qps[index] = null;
+            liveQps--;
+        }
+        timedQps.removeIf(q -> q.qpNum() == qpn);
+    }
+
+    EmulatedQp qp(int qpn) {
+        int index = qpn - qpnBase;
+        return index >= 0 && index < qps.length ? qps[index] : null;
+    }
+
+    /** Puts a QP on the run queue; its {@link EmulatedQp#doWork} runs in the next duty cycle. */
+    public void schedule(EmulatedQp qp) {
+        if (!qp.scheduled) {
+            qp.scheduled = true;
+            runQueue.addLast(qp);
+        }
+    }
+
+    /** A QP armed or cleared a timer; {@link #nextDeadlineNanos} looks at the QPs listed here. */
+    public void timerChanged(EmulatedQp qp) {
+        boolean armed = qp.deadlineNanos() != Long.MAX_VALUE;
+        if (armed && !qp.timed) { // the flag, not contains(): the ACK timer moves on every response
+            qp.timed = true;
+            timedQps.add(qp);
+        } else if (!armed && qp.timed) {
+            qp.timed = false;
+            timedQps.remove(qp);
+        }
+    }
+
+    // ---- the duty cycle --------------------------------------------------------------------
+
+    @Override
+    public int doWork(long nowNanos) {
+        int work = 0;
+        for (int i = timedQps.size() - 1; i >= 0; i--) {
+            EmulatedQp qp = timedQps.get(i);
+            if (qp.deadlineNanos() <= nowNanos) {
+                timedQps.remove(i);
+                qp.timed = false;
+                qp.onTimer(nowNanos); // re-registers the QP if a timer is still armed
+                work++;
+            }
+        }
+        for (int n = runQueue.size(); n > 0; n--) {
+            EmulatedQp qp = runQueue.pollFirst();
+            qp.scheduled = false;
+            work += qp.doWork(nowNanos);
+        }
+        return work;
+    }
+
+    @Override
+    public long nextDeadlineNanos() {
+        long earliest = runQueue.isEmpty() ? Long.MAX_VALUE : clock.nanoTime();
+        for (int i = 0; i < timedQps.size(); i++) { // indexed: no iterator per fabric step
+            earliest = Math.min(earliest, timedQps.get(i).deadlineNanos());
+        }
+        return earliest;
+    }
+
+    @Override
+    public void onFrame(byte[] frame, int offset, int length, long nowNanos) {
+        count(RnicCounter.FRAMES_RECEIVED);
+        PacketInfo packet = rx;
+        if (!packet.parseFrame(frame, offset, length)) {
+            count(RnicCounter.DROPPED_MALFORMED);
+            decodeDrops[packet.dropReason().ordinal()]++;
+            return;
+        }
+        if (!isAddressedToUs(packet)) {
+            count(RnicCounter.DROPPED_NOT_OUR_GID);
+            return;
+        }
+        if (packet.opcode().transport() == Transport.CNP) {
+            count(RnicCounter.DROPPED_WRONG_TRANSPORT);
+            return;
+        }
+        deliver(packet, packet.ipOffset(), packet.ipVersion(), nowNanos);
+    }
+
+    /**
+     * The receive entry of the {@link ExternalLink}: a datagram whose ICRC the link handled, parsed
+     * from BTH on ({@link PacketInfo#parseUdpPayload}); the IP header the link wrote before it gives
+     * the addresses. Then the same checks and dispatch as {@link #onFrame}.
+     */
+    private void onDatagram(byte[] buffer, int ipOffset, int bthOffset, int end, IcrcStatus icrc) {
+        fabric.locked(() -> {
+            long nowNanos = clock.nanoTime();
+            count(RnicCounter.FRAMES_RECEIVED);
+            PacketInfo packet = rx;
+            if (icrc == IcrcStatus.INVALID) {
+                count(RnicCounter.DROPPED_MALFORMED);
+                decodeDrops[DropReason.BAD_ICRC.ordinal()]++;
+                return;
+            }
+            if (!packet.parseUdpPayload(buffer, bthOffset, end - bthOffset)) {
+                count(RnicCounter.DROPPED_MALFORMED);
+                decodeDrops[packet.dropReason().ordinal()]++;
+                return;
+            }
+            int version = (buffer[ipOffset] & 0xF0) >>> 4;
+            if (!isAddressedToUs(buffer, ipOffset, version)) {
+                count(RnicCounter.DROPPED_NOT_OUR_GID);
+                return;
+            }
+            if (packet.opcode().transport() == Transport.CNP) {
+                count(RnicCounter.DROPPED_WRONG_TRANSPORT);
+                return;
+            }
+            deliver(packet, ipOffset, version, nowNanos);
+        });
+        fabric.runNow(); // the responder may owe an ACK, the requester may have room again: send them now
+    }
+
+    private void deliver(PacketInfo packet, int ipOffset, int ipVersion, long nowNanos) {
+        EmulatedQp qp = qp(packet.destQp());
+        if (qp == null) {
+            count(RnicCounter.DROPPED_UNKNOWN_QP);
+            return;
+        }
+        rxIpOffset = ipOffset;
+        rxIpVersion = ipVersion;
+        try {
+            qp.receive(packet, nowNanos);
+        } finally {
+            rxIpOffset = -1;
+        }
+    }
+
+    /** Where the IP header of the packet being received starts in {@link PacketInfo#buffer()}. */
+    public int receivedIpOffset() {
+        return rxIpOffset;
+    }
+
+    /** 4 or 6: the IP version of the packet being received. */
+    public int receivedIpVersion() {
+        return rxIpVersion;
+    }
+
+    /** rxe_recv.c {@code rxe_chk_dgid}: the destination IP must be one of the port's GIDs. */
+    private boolean isAddressedToUs(PacketInfo packet) {
+        return isAddressedToUs(packet.buffer(), packet.ipOffset(), packet.ipVersion());
+    }
+
+    private boolean isAddressedToUs(byte[] b, int ipOffset, int ipVersion) {
+        if (ipVersion == 4) {
+            return hasIpv4 && NetworkOrder.i32(b, ipOffset + 16) == ipv4;
+        }
+        int dst = ipOffset + 24;
+        // Every IPv6 GID, GID 0 too: an interface's link-local address is the MAC's EUI-64 only by
+        // default — stable-privacy addresses, or a bridge whose MAC changed when ports joined, differ.
+        for (byte[] address : ipv6) {
+            if (Arrays.equals(b, dst, dst + 16, address, 0, 16)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Sends the frame built in {@link #tx}. */
+    public void transmit(int length) {
+        count(RnicCounter.FRAMES_SENT);
+        if (link != null) {
+            link.transmit(tx, 0, length);
+        } else {
+            port.transmit(tx, 0, length);
+        }
+    }
+
+    // ---- back-pressure from the link ------------------------------------------------------
+
+    /** How many READ responses may leave now: unlimited on the fabric, the room under {@link #READ_QUEUE_HIGH} on a link. */
+    public int readResponseRoom() {
+        return link == null ? Integer.MAX_VALUE : READ_QUEUE_HIGH - link.framesQueued();
+    }
+
+    /** After a turn of READ responses: how full the link's queue is, for {@link SoftRnic#peakReadFramesQueued}. */
+    public void noteReadFramesQueued() {
+        if (link != null) {
+            peakReadFramesQueued = Math.max(peakReadFramesQueued, link.framesQueued());
+        }
+    }
+
+    public long peakReadFramesQueued() {
+        return peakReadFramesQueued;
+    }
+
+    /** The QP's READ found the link's queue full: it is scheduled again once the queue has drained. */
+    public void waitForLinkRoom(EmulatedQp qp) {
+        if (!waitingForLinkRoom.contains(qp)) {
+            waitingForLinkRoom.add(qp);
+        }
+        if (!linkRoomAsked) {
+            linkRoomAsked = true;
+            link.whenQueuedAtMost(READ_QUEUE_LOW, linkHasRoom);
+        }
+    }
+
+    private void linkHasRoom() {
+        fabric.locked(this::resumeAfterLinkRoom);
+        fabric.wakeUp();
+    }
+
+    private void resumeAfterLinkRoom() {
+        linkRoomAsked = false;
+        for (int i = 0; i < waitingForLinkRoom.size(); i++) {
+            schedule(waitingForLinkRoom.get(i));
+        }
+        waitingForLinkRoom.clear();
+    }
+
+    /** The MAC to send to for a path, resolving it on first use; broadcast when nobody has the GID. */
+    public long destinationMac(NetworkPath path) {
+        if (path.destinationMac < 0) {
+            if (link != null) {
+                path.destinationMac = 0; // the link routes by IP address: no neighbour to look up
+                return 0;
+            }
+            path.destinationMac = neighbors.lookup(path.destinationGid);
+            if (path.destinationMac < 0) {
+                count(RnicCounter.SEND_ERRORS); // no neighbour: the fabric drops it, as a failed route would
+                return 0xFFFF_FFFF_FFFFL;
+            }
+        }
+        return path.destinationMac;
+    }
+
+    // ---- counters --------------------------------------------------------------------------
+
+    public void count(RnicCounter counter) {
+        counters[counter.ordinal()]++;
+    }
+
+    public long counter(RnicCounter counter) {
+        return counters[counter.ordinal()];
+    }
+
+    public long dropped(DropReason reason) {
+        return decodeDrops[reason.ordinal()];
+    }
+
+    /**
+     * The port counters of the Verbs API, read from the same arrays as {@link #counter} and
+     * {@link #dropped}: every {@link RnicCounter} by its port counter name (rxe's first), then
+     * {@code icrc_errors}, then the frames that did not parse, per reason, as {@code dropped_<reason>}.
+     */
+    public PortCounters portCounters() {
+        Map<String, Long> values = new LinkedHashMap<>();
+        for (RnicCounter c : RnicCounter.values()) {
+            values.put(c.portCounterName(), counters[c.ordinal()]);
+        }
+        values.put("icrc_errors", decodeDrops[DropReason.BAD_ICRC.ordinal()]);
+        for (DropReason reason : DropReason.values()) {
+            values.put("dropped_" + reason.name().toLowerCase(Locale.ROOT), decodeDrops[reason.ordinal()]);
+        }
+        return new PortCounters(DeviceLimits.PORT, values);
+    }
+}

@@ -1,0 +1,358 @@
+package org.roce4j.emulator.transport;
+
+import org.roce4j.emulator.node.NetworkPath;
+import org.roce4j.emulator.verbs.DeviceLimits;
+import org.roce4j.emulator.verbs.MemoryRegionTable;
+import org.roce4j.emulator.RnicCounter;
+import org.roce4j.emulator.node.Rnic;
+import org.roce4j.emulator.verbs.EmulatedQp;
+import org.roce4j.verbs.AccessFlag;
+import org.roce4j.verbs.AsyncEventType;
+import org.roce4j.verbs.QpState;
+import org.roce4j.verbs.QpType;
+import org.roce4j.verbs.SendFlag;
+import org.roce4j.verbs.WcStatus;
+import org.roce4j.verbs.WrOpcode;
+import org.roce4j.wire.HeaderType;
+import org.roce4j.wire.Opcode;
+import org.roce4j.wire.Operation;
+import org.roce4j.wire.Position;
+import org.roce4j.wire.Psn;
+import org.roce4j.wire.Transport;
+
+/**
+ * A QP's requester, after rxe's {@code rxe_req.c}: turns send WQEs into packets in posting order.
+ * A message is cut into FIRST/MIDDLE/LAST packets of the path MTU (or one ONLY packet), each with
+ * the next PSN; an RDMA READ request takes as many PSNs as responses it expects. AckReq is set on
+ * the last packet of a message and at least every {@link DeviceLimits#MAX_PACKETS_PER_ACK} packets;
+ * no more than {@link DeviceLimits#MAX_UNACKED_PSNS} PSNs are outstanding (rxe's window). READs and
+ * atomics wait for a credit of {@code max_rd_atomic} (IBTA 9.5.7), FENCE waits for every earlier
+ * READ and atomic to complete (IBTA 10.8.3.3). In SQD, messages already begun finish and no new one
+ * starts.
+ */
+public final class Requester {
+    private static final Operation[][] OPERATIONS = new Operation[WrOpcode.values().length][Position.values().length];
+
+    static {
+        put(WrOpcode.SEND, Operation.SEND_FIRST, Operation.SEND_MIDDLE, Operation.SEND_LAST, Operation.SEND_ONLY);
+        put(WrOpcode.SEND_WITH_IMM, Operation.SEND_FIRST, Operation.SEND_MIDDLE,
+                Operation.SEND_LAST_WITH_IMMEDIATE, Operation.SEND_ONLY_WITH_IMMEDIATE);
+        put(WrOpcode.SEND_WITH_INV, Operation.SEND_FIRST, Operation.SEND_MIDDLE,
+                Operation.SEND_LAST_WITH_INVALIDATE, Operation.SEND_ONLY_WITH_INVALIDATE);
+        put(WrOpcode.RDMA_WRITE, Operation.RDMA_WRITE_FIRST, Operation.RDMA_WRITE_MIDDLE,
+                Operation.RDMA_WRITE_LAST, Operation.RDMA_WRITE_ONLY);
+        put(WrOpcode.RDMA_WRITE_WITH_IMM, Operation.RDMA_WRITE_FIRST, Operation.RDMA_WRITE_MIDDLE,
+                Operation.RDMA_WRITE_LAST_WITH_IMMEDIATE, Operation.RDMA_WRITE_ONLY_WITH_IMMEDIATE);
+    }
+
+    private static void put(WrOpcode wr, Operation first, Operation middle, Operation last, Operation only) {
+        OPERATIONS[wr.ordinal()][Position.FIRST.ordinal()] = first;
+        OPERATIONS[wr.ordinal()][Position.MIDDLE.ordinal()] = middle;
+        OPERATIONS[wr.ordinal()][Position.LAST.ordinal()] = last;
+        OPERATIONS[wr.ordinal()][Position.ONLY.ordinal()] = only;
+    }
+
+    private final EmulatedQp qp;
+    private final Rnic rnic;
+    private final SendQueue sq;
+    private final Transport transport;
+
+    /** The PSN of the next packet sent. */
+    int psn;
+    /** The first PSN never sent: anything before it sent again is a retransmission. */
+    private int freshPsn;
+    /** Sequence number of the WQE being sent (or next to start). */
+    long next;
+    /** Packets of that WQE already sent (READ: responses already received when re-requesting). */
+    int packetIndex;
+    /** READs and atomics started and not finished: what {@code max_rd_atomic} limits. */
+    int readAtomicInFlight;
+    private int packetsSinceAckReq;
+    private boolean drainReported;
+
+    public Requester(EmulatedQp qp) {
+        this.qp = qp;
+        this.rnic = qp.rnic;
+        this.sq = qp.sq;
+        this.transport = EmulatedQp.transportOf(qp.type);
+    }
+
+    /** sq_psn set by a modify. */
+    public void startAt(int firstPsn) {
+        psn = firstPsn;
+        freshPsn = firstPsn;
+        qp.completer.startAt(firstPsn);
+    }
+
+    public void reset() {
+        next = sq.posted;
+        packetIndex = 0;
+        readAtomicInFlight = 0;
+        packetsSinceAckReq = 0;
+        drainReported = false;
+    }
+
+    /** The send queue was flushed: nothing remains to send. */
+    public void flushed() {
+        next = sq.posted;
+        packetIndex = 0;
+        readAtomicInFlight = 0;
+    }
+
+    /** True while a started WQE is not yet completed (what SQD drains). */
+    public boolean hasSendsInFlight() {
+        return sq.retired != next || packetIndex != 0;
+    }
+
+    /** RTS → SQD: the SQ_DRAINED event is due once everything begun has completed (IBTA 11.6.3.1). */
+    public void enterDrain() {
+        drainReported = false;
+        checkDrained();
+    }
+
+    void checkDrained() {
+        if (qp.state == QpState.SQD && !drainReported && !hasSendsInFlight()) {
+            drainReported = true;
+            if (qp.enSqdAsyncNotify) {
+                qp.raise(AsyncEventType.SQ_DRAINED);
+            }
+        }
+    }
+
+    /**
+     * Goes back to resend from {@code fromPsn} (a PSN sequence NAK, an RNR NAK, lost responses):
+     * the WQE holding that PSN is sent again from that packet on, and everything after it.
+     */
+    void rewindTo(int fromPsn) {
+        for (long seq = sq.retired; seq != sq.posted; seq++) {
+            SendWqe wqe = sq.at(seq);
+            if (!wqe.started || wqe.state == SendWqe.DONE || wqe.state == SendWqe.FAILED) {
+                continue;
+            }
+            if (Psn.compare(fromPsn, wqe.firstPsn) >= 0 && Psn.compare(fromPsn, wqe.lastPsn) <= 0) {
+                next = seq;
+                packetIndex = Psn.distance(wqe.firstPsn, fromPsn);
+                psn = fromPsn;
+                rnic.count(RnicCounter.RETRIES);
+                rnic.schedule(qp);
+                return;
+            }
+        }
+    }
+
+    /** Sends what the window and the credits allow, at most {@link Rnic#PACKETS_PER_TURN} packets. */
+    public int run(long nowNanos) {
+        int work = 0;
+        while (work < Rnic.PACKETS_PER_TURN) {
+            if (next == sq.posted || qp.completer.isWaitingForRnrRetry()) {
+                break;
+            }
+            SendWqe wqe = sq.at(next);
+            if (wqe.state == SendWqe.FAILED) {
+                break; // reported in order by the completer; nothing after it is sent
+            }
+            if (!wqe.started) {
+                if (qp.state == QpState.SQD) {
+                    checkDrained();
+                    break;
+                }
+                if (!start(wqe, next)) {
+                    break;
+                }
+                if (wqe.state != SendWqe.PENDING) {
+                    work++;
+                    if (wqe.state == SendWqe.DONE) {
+                        next++;
+                    }
+                    qp.completer.retire();
+                    continue;
+                }
+            }
+            if (qp.type == QpType.RC
+                    && Psn.distance(qp.completer.expectedPsn, psn) >= DeviceLimits.MAX_UNACKED_PSNS) {
+                break; // the window is full: an ACK reschedules us
+            }
+            sendPacket(wqe, next, nowNanos);
+            work++;
+        }
+        if (work >= Rnic.PACKETS_PER_TURN) {
+            rnic.schedule(qp);
+        }
+        return work;
+    }
+
+    /**
+     * Begins a WQE: fence and credits, local checks, PSNs. A local operation (LOCAL_INV) executes
+     * here. Returns false when the WQE must wait.
+     */
+    private boolean start(SendWqe wqe, long seq) {
+        WrOpcode opcode = wqe.opcode;
+        if ((wqe.flags & SendFlag.FENCE.bit()) != 0 && readAtomicInFlight > 0) {
+            return false;
+        }
+        if (wqe.needsResponseData() && readAtomicInFlight >= qp.maxRdAtomic) {
+            return false;
+        }
+        wqe.started = true;
+        if (opcode == WrOpcode.LOCAL_INV) {
+            // rxe: a failed local invalidate completes with a local QP operation error.
+            MemoryRegionTable.Check check = rnic.memoryRegions.invalidate(wqe.invalidateRkey, qp.pd);
+            if (check == MemoryRegionTable.Check.OK) {
+                wqe.state = SendWqe.DONE;
+            } else {
+                fail(wqe, WcStatus.LOC_QP_OP_ERR);
+            }
+            return true;
+        }
+        if (!wqe.inline) {
+            int access = wqe.needsResponseData() ? AccessFlag.LOCAL_WRITE.bit() : 0;
+            int base = sq.sgeBase(seq);
+            if (!SgeCopy.checkAll(rnic.memoryRegions, qp.pd, sq.sgeAddress, sq.sgeLength, sq.sgeLkey, base,
+                    wqe.numSge, access)) {
+                fail(wqe, WcStatus.LOC_PROT_ERR); // IBTA 10.6.3.2: a bad lkey is a local protection error
+                return true;
+            }
+        }
+        int mtu = qp.mtu();
+        if (qp.type == QpType.UD && wqe.length > mtu) {
+            // IBTA C10-93.1.1: a UD message longer than the MTU emits no packet and generates no
+            // error; rxe completes it as a successful send (rxe_req.c, "fake a successful UD send").
+            wqe.state = SendWqe.DONE;
+            return true;
+        }
+        wqe.packets = opcode.isAtomic() ? 1 : Opcodes.packets(wqe.length, mtu);
+        wqe.firstPsn = psn;
+        wqe.lastPsn = Psn.add(psn, wqe.packets - 1);
+        wqe.state = SendWqe.PENDING;
+        packetIndex = 0;
+        if (wqe.needsResponseData()) {
+            readAtomicInFlight++;
+        }
+        return true;
+    }
+
+    private void fail(SendWqe wqe, WcStatus status) {
+        wqe.state = SendWqe.FAILED;
+        wqe.status = status;
+    }
+
+    private void sendPacket(SendWqe wqe, long seq, long nowNanos) {
+        WrOpcode wr = wqe.opcode;
+        int mtu = qp.mtu();
+        Opcode opcode;
+        int payload;
+        long offset;
+        boolean last;
+        if (wr == WrOpcode.RDMA_READ) {
+            opcode = Opcodes.of(transport, Operation.RDMA_READ_REQUEST);
+            offset = (long) packetIndex * mtu;
+            payload = 0;
+            last = true;
+        } else if (wr.isAtomic()) {
+            opcode = Opcodes.of(transport,
+                    wr == WrOpcode.ATOMIC_CMP_AND_SWP ? Operation.COMPARE_SWAP : Operation.FETCH_ADD);
+            offset = 0;
+            payload = 0;
+            last = true;
+        } else {
+            Position position = Opcodes.position(packetIndex, wqe.packets);
+            opcode = Opcodes.of(transport, OPERATIONS[wr.ordinal()][position.ordinal()]);
+            offset = (long) packetIndex * mtu;
+            payload = (int) Math.min(mtu, wqe.length - offset);
+            last = position.endsMessage();
+        }
+        boolean ackReq = false;
+        if (qp.type == QpType.RC) {
+            ackReq = last || ++packetsSinceAckReq >= DeviceLimits.MAX_PACKETS_PER_ACK;
+            if (ackReq) {
+                packetsSinceAckReq = 0;
+            }
+        }
+        boolean solicited = last && (wqe.flags & SendFlag.SOLICITED.bit()) != 0 && (wr.isSend() || wr.hasImmediate());
+        NetworkPath path = qp.type == QpType.UD ? wqe.udPath : qp.path;
+        int destQp = qp.type == QpType.UD ? wqe.remoteQpn : qp.destQpn;
+        byte[] b = rnic.tx;
+        int bth = rnic.frameWriter.writeNetworkHeaders(b, path, rnic.destinationMac(path), qp.sourcePort,
+                FrameWriter.transportLength(opcode, payload));
+        FrameWriter.writeBth(b, bth, opcode, solicited, payload, destQp, ackReq, psn);
+        writeExtensionHeaders(b, bth, opcode, wqe, offset);
+        int payloadAt = bth + opcode.headersLength();
+        if (payload > 0) {
+            int copied = wqe.inline
+                    ? copyInline(wqe, seq, offset, b, payloadAt, payload)
+                    : SgeCopy.gather(rnic.memoryRegions, qp.pd, sq.sgeAddress, sq.sgeLength, sq.sgeLkey,
+                            sq.sgeBase(seq), wqe.numSge, offset, b, payloadAt, payload);
+            if (copied != SgeCopy.OK) {
+                // The region went away under a message in progress, or its memory could not be read:
+                // rxe_req.c finish_packet completes a copy that fails (-EFAULT) with LOC_PROT_ERR.
+                if (copied == SgeCopy.FAULT) {
+                    rnic.count(RnicCounter.MEMORY_ACCESS_ERRORS);
+                }
+                fail(wqe, WcStatus.LOC_PROT_ERR);
+                qp.completer.retire();
+                return;
+            }
+        }
+        int length = rnic.frameWriter.finish(b, path.ipv6, payloadAt + payload, payload);
+        rnic.transmit(length);
+        if (Psn.compare(psn, freshPsn) < 0) {
+            rnic.count(RnicCounter.RETRANSMITTED_PACKETS);
+        }
+        if (wr == WrOpcode.RDMA_READ) {
+            psn = Psn.next(wqe.lastPsn);
+            packetIndex = wqe.packets;
+        } else {
+            psn = Psn.next(psn);
+            packetIndex++;
+        }
+        if (Psn.compare(psn, freshPsn) > 0) {
+            freshPsn = psn;
+        }
+        if (qp.type == QpType.RC) {
+            qp.completer.armAckTimer(nowNanos); // IBTA 9.7.6.1.3: every request expects a response in time
+        }
+        if (packetIndex >= wqe.packets) {
+            next++;
+            packetIndex = 0;
+            if (qp.type != QpType.RC) {
+                wqe.state = SendWqe.DONE; // unreliable: complete once sent (rxe: wqe_state_done)
+                qp.completer.retire();
+            }
+        }
+    }
+
+    private void writeExtensionHeaders(byte[] b, int bth, Opcode opcode, SendWqe wqe, long offset) {
+        if (opcode.has(HeaderType.DETH)) {
+            int at = bth + opcode.offsetOf(HeaderType.DETH);
+            // IBTA 10.2.5 (Q_Keys; its compliance number is not quoted in any public source we could check):
+            // a Q_Key with the high bit set means "use the QP's own Q_Key".
+            NetworkOrder.i32(b, at, wqe.remoteQkey < 0 ? qp.qkey : wqe.remoteQkey);
+            NetworkOrder.i32(b, at + 4, qp.qpn & 0xFFFFFF);
+        }
+        if (opcode.has(HeaderType.RETH)) {
+            int at = bth + opcode.offsetOf(HeaderType.RETH);
+            NetworkOrder.i64(b, at, wqe.remoteAddr + offset);
+            NetworkOrder.i32(b, at + 8, wqe.rkey);
+            NetworkOrder.i32(b, at + 12, (int) (wqe.length - offset));
+        }
+        if (opcode.has(HeaderType.ATOMIC_ETH)) {
+            int at = bth + opcode.offsetOf(HeaderType.ATOMIC_ETH);
+            NetworkOrder.i64(b, at, wqe.remoteAddr);
+            NetworkOrder.i32(b, at + 8, wqe.rkey);
+            boolean swap = wqe.opcode == WrOpcode.ATOMIC_CMP_AND_SWP;
+            NetworkOrder.i64(b, at + 12, swap ? wqe.swap : wqe.compareAdd);
+            NetworkOrder.i64(b, at + 20, swap ? wqe.compareAdd : 0);
+        }
+        if (opcode.has(HeaderType.IMM_DT)) {
+            NetworkOrder.i32(b, bth + opcode.offsetOf(HeaderType.IMM_DT), wqe.immData);
+        }
+        if (opcode.has(HeaderType.IETH)) {
+            NetworkOrder.i32(b, bth + opcode.offsetOf(HeaderType.IETH), wqe.invalidateRkey);
+        }
+    }
+
+    private int copyInline(SendWqe wqe, long seq, long offset, byte[] dst, int dstOffset, int length) {
+        System.arraycopy(sq.inlineData(), sq.inlineBase(seq) + (int) offset, dst, dstOffset, length);
+        return SgeCopy.OK;
+    }
+}

@@ -1,0 +1,145 @@
+package org.roce4j.emulator.transport;
+
+import org.roce4j.emulator.node.NetworkPath;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+import org.roce4j.verbs.ScatterGatherList;
+import org.roce4j.verbs.SendFlag;
+import org.roce4j.verbs.SendWr;
+import org.roce4j.verbs.spi.RegisteredMemory;
+
+/**
+ * A QP's send queue: a ring of {@link SendWqe} slots reused forever, their SGEs in flat arrays and
+ * inline data in one byte array, so posting copies fields and allocates nothing. Three counters run
+ * through it: {@link #posted} (producer), the requester's position, and {@link #retired} (what the
+ * completer has completed, the consumer).
+ */
+public final class SendQueue {
+    public final int capacity;
+    public final int maxSge;
+    public final int maxInline;
+    private final SendWqe[] slots;
+    final long[] sgeAddress;
+    final int[] sgeLength;
+    final int[] sgeLkey;
+    private final byte[] inlineData;
+    public long posted;
+    public long retired;
+
+    public SendQueue(int capacity, int maxSge, int maxInline) {
+        this.capacity = capacity;
+        this.maxSge = Math.max(maxSge, 1);
+        this.maxInline = maxInline;
+        this.slots = new SendWqe[capacity];
+        for (int i = 0; i < capacity; i++) {
+            slots[i] = new SendWqe();
+        }
+        this.sgeAddress = new long[capacity * this.maxSge];
+        this.sgeLength = new int[capacity * this.maxSge];
+        this.sgeLkey = new int[capacity * this.maxSge];
+        this.inlineData = maxInline > 0 ? new byte[capacity * maxInline] : null;
+    }
+
+    int slotOf(long sequence) {
+        return (int) Long.remainderUnsigned(sequence, capacity);
+    }
+
+    public SendWqe at(long sequence) {
+        return slots[slotOf(sequence)];
+    }
+
+    /** Index of a WQE's first SGE in the flat arrays. */
+    int sgeBase(long sequence) {
+        return slotOf(sequence) * maxSge;
+    }
+
+    int inlineBase(long sequence) {
+        return slotOf(sequence) * maxInline;
+    }
+
+    byte[] inlineData() {
+        return inlineData;
+    }
+
+    int outstanding() {
+        return (int) (posted - retired);
+    }
+
+    public boolean isFull() {
+        return posted - retired >= capacity;
+    }
+
+    /**
+     * Copies a checked work request into the next slot; returns its sequence number, or -1 when its
+     * INLINE data could not be read (see {@link #copyInline}); then nothing was posted.
+     */
+    public long post(SendWr wr, NetworkPath udPath, RegisteredMemory inlineSources) {
+        long sequence = posted;
+        SendWqe wqe = at(sequence);
+        ScatterGatherList sgl = wr.sgList();
+        wqe.wrId = wr.wrId();
+        wqe.opcode = wr.opcode();
+        wqe.flags = wr.sendFlags();
+        wqe.numSge = sgl.count();
+        wqe.length = sgl.totalLength();
+        wqe.inline = wr.has(SendFlag.INLINE);
+        wqe.immData = wr.immData();
+        wqe.invalidateRkey = wr.invalidateRkey();
+        wqe.remoteAddr = wr.remoteAddr();
+        wqe.rkey = wr.rkey();
+        wqe.compareAdd = wr.compareAdd();
+        wqe.swap = wr.swap();
+        wqe.udPath = udPath;
+        wqe.remoteQpn = wr.remoteQpn();
+        wqe.remoteQkey = wr.remoteQkey();
+        wqe.state = SendWqe.POSTED;
+        wqe.started = false;
+        wqe.status = null;
+        int base = sgeBase(sequence);
+        for (int i = 0; i < wqe.numSge; i++) {
+            sgeAddress[base + i] = sgl.address(i);
+            sgeLength[base + i] = sgl.length(i);
+            sgeLkey[base + i] = sgl.lkey(i);
+        }
+        if (wqe.inline && !copyInline(sgl, inlineBase(sequence), inlineSources)) {
+            return -1;
+        }
+        posted++;
+        return sequence;
+    }
+
+    /**
+     * IBV_SEND_INLINE: the data is copied now and the lkeys are not checked (libibverbs), but only
+     * from memory registered on the QP's context, read through that registration's own segment —
+     * never through a raw address, which would crash the JVM for a bad one
+     * ({@link WorkRequestChecks#sendProblem} refused the WR if the memory is not registered). False
+     * when the memory went away after that check (an arena closed by another thread) or is confined
+     * to another thread: the access fails safely and the post is refused.
+     */
+    private boolean copyInline(ScatterGatherList sgl, int at, RegisteredMemory inlineSources) {
+        for (int i = 0; i < sgl.count(); i++) {
+            int len = sgl.length(i);
+            if (len == 0) {
+                continue;
+            }
+            long address = sgl.address(i);
+            MemorySegment source = inlineSources.holding(address, len);
+            if (source == null) {
+                return false;
+            }
+            try {
+                MemorySegment.copy(source, ValueLayout.JAVA_BYTE, address - source.address(), inlineData, at, len);
+            } catch (IllegalStateException | WrongThreadException gone) {
+                return false;
+            }
+            at += len;
+        }
+        return true;
+    }
+
+    /** Drops every WQE (RESET, or a QP being destroyed). */
+    public void clear() {
+        retired = posted;
+    }
+}

@@ -1,0 +1,97 @@
+package org.roce4j.emulator.transport;
+
+import org.roce4j.emulator.verbs.MemoryRegion;
+import org.roce4j.emulator.verbs.MemoryRegionTable;
+import java.lang.foreign.MemorySegment;
+
+import org.roce4j.verbs.AccessFlag;
+
+/**
+ * Moves message bytes between frame bytes and the memory an SGE list names, checking each piece
+ * with the {@link MemoryRegionTable} as rxe's {@code copy_data} does: straight between the frame
+ * array and the registered {@link MemorySegment}, nothing allocated.
+ */
+final class SgeCopy {
+    static final int OK = 0;
+    /** The SGEs hold fewer bytes than the message needs (IBTA: local length error). */
+    static final int TOO_LONG = 1;
+    /** An lkey is invalid, of another PD, lacks LOCAL_WRITE, or the range is outside its region. */
+    static final int PROTECTION = 2;
+    /** The keys were right but the memory could not be touched ({@link MemoryRegion#store}, {@link MemoryRegion#load}). */
+    static final int FAULT = 3;
+
+    private static final int LOCAL_WRITE = AccessFlag.LOCAL_WRITE.bit();
+
+    private SgeCopy() {
+    }
+
+    /**
+     * Copies {@code length} bytes of {@code src} into the SGEs, starting {@code offset} bytes into the
+     * message they describe. The regions must allow LOCAL_WRITE.
+     */
+    static int scatter(MemoryRegionTable regions, Object pd, long[] addresses, int[] lengths, int[] lkeys, int base,
+                       int count, long offset, byte[] src, int srcOffset, int length) {
+        int remaining = length;
+        long skip = offset;
+        for (int i = 0; i < count && remaining > 0; i++) {
+            long sgeLength = Integer.toUnsignedLong(lengths[base + i]);
+            if (skip >= sgeLength) {
+                skip -= sgeLength;
+                continue;
+            }
+            int chunk = (int) Math.min(remaining, sgeLength - skip);
+            long va = addresses[base + i] + skip;
+            if (regions.checkLocal(lkeys[base + i], pd, LOCAL_WRITE, va, chunk) != MemoryRegionTable.Check.OK) {
+                return PROTECTION;
+            }
+            MemoryRegion region = regions.find(lkeys[base + i]);
+            if (!region.store(va, src, srcOffset, chunk)) {
+                return FAULT;
+            }
+            srcOffset += chunk;
+            remaining -= chunk;
+            skip = 0;
+        }
+        return remaining == 0 ? OK : TOO_LONG;
+    }
+
+    /** Copies {@code length} message bytes, from {@code offset} on, out of the SGEs into {@code dst}. */
+    static int gather(MemoryRegionTable regions, Object pd, long[] addresses, int[] lengths, int[] lkeys, int base,
+                      int count, long offset, byte[] dst, int dstOffset, int length) {
+        int remaining = length;
+        long skip = offset;
+        for (int i = 0; i < count && remaining > 0; i++) {
+            long sgeLength = Integer.toUnsignedLong(lengths[base + i]);
+            if (skip >= sgeLength) {
+                skip -= sgeLength;
+                continue;
+            }
+            int chunk = (int) Math.min(remaining, sgeLength - skip);
+            long va = addresses[base + i] + skip;
+            if (regions.checkLocal(lkeys[base + i], pd, 0, va, chunk) != MemoryRegionTable.Check.OK) {
+                return PROTECTION;
+            }
+            MemoryRegion region = regions.find(lkeys[base + i]);
+            if (!region.load(va, dst, dstOffset, chunk)) {
+                return FAULT;
+            }
+            dstOffset += chunk;
+            remaining -= chunk;
+            skip = 0;
+        }
+        return remaining == 0 ? OK : TOO_LONG;
+    }
+
+    /** Checks every non-empty SGE up front (IBTA 10.6.3.2), so a bad lkey fails before a packet leaves. */
+    static boolean checkAll(MemoryRegionTable regions, Object pd, long[] addresses, int[] lengths, int[] lkeys,
+                            int base, int count, int accessBit) {
+        for (int i = 0; i < count; i++) {
+            long length = Integer.toUnsignedLong(lengths[base + i]);
+            if (length > 0 && regions.checkLocal(lkeys[base + i], pd, accessBit, addresses[base + i], length)
+                    != MemoryRegionTable.Check.OK) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

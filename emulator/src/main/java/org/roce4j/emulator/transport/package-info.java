@@ -1,0 +1,9 @@
+/**
+ * The transport engines of the emulated RNIC, one per rxe task: the requester turns send WQEs into
+ * request packets ({@code rxe_req.c}), the completer matches ACKs, NAKs and READ responses to them
+ * and retires WQEs into completions ({@code rxe_comp.c}), the responder executes requests against
+ * receive WQEs and memory and answers them ({@code rxe_resp.c}). Beside them: the send and receive
+ * queues, the READ/atomic responder resources, the paced READ replies and the frames the engines
+ * write. Internal to the emulator: not API.
+ */
+package org.roce4j.emulator.transport;

@@ -1,0 +1,193 @@
+package org.roce4j.emulator.verbs;
+
+import org.roce4j.emulator.node.Rnic;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Objects;
+import java.util.Optional;
+
+import org.roce4j.verbs.AsyncEvent;
+import org.roce4j.verbs.CompChannel;
+import org.roce4j.verbs.Context;
+import org.roce4j.verbs.Cq;
+import org.roce4j.verbs.DeviceAttr;
+import org.roce4j.verbs.Device;
+import org.roce4j.verbs.Gid;
+import org.roce4j.verbs.Pd;
+import org.roce4j.verbs.PortAttr;
+import org.roce4j.verbs.PortCounters;
+import org.roce4j.verbs.spi.RegisteredMemory;
+
+/** An open emulated device: owns PDs, CQs and completion channels, and receives async events. */
+final class EmulatedContext extends Resource implements Context {
+    private final EmulatedDevice device;
+    private final ArrayDeque<AsyncEvent> asyncEvents = new ArrayDeque<>();
+    private final Signal asyncSignal = new Signal();
+    int pds;
+    int cqs;
+    int channels;
+    /** The memory registered on this context: the only memory INLINE sends may copy from. */
+    final RegisteredMemory registeredMemory = new RegisteredMemory();
+
+    EmulatedContext(Rnic rnic, EmulatedDevice device) {
+        super(rnic);
+        this.device = device;
+    }
+
+    @Override
+    String kind() {
+        return "context";
+    }
+
+    @Override
+    public Device device() {
+        return device;
+    }
+
+    @Override
+    public DeviceAttr queryDevice() {
+        rnic.run(() -> checkOpen("ibv_query_device"));
+        return rnic.deviceAttr;
+    }
+
+    @Override
+    public PortAttr queryPort(int portNum) {
+        rnic.run(() -> {
+            checkOpen("ibv_query_port");
+            checkPort("ibv_query_port", portNum);
+        });
+        return rnic.portAttr;
+    }
+
+    /**
+     * The port's counters, named as rxe's {@code hw_counters} (see {@link RnicCounter}): a snapshot,
+     * it does not drive a deterministic fabric (poll first to let pending work happen).
+     */
+    @Override
+    public PortCounters queryPortCounters(int portNum) {
+        return rnic.call(() -> {
+            checkOpen("query port counters");
+            checkPort("query port counters", portNum);
+            return rnic.portCounters();
+        });
+    }
+
+    static void checkPort(String verb, int portNum) {
+        if (portNum != DeviceLimits.PORT) {
+            throw invalid(verb, "port " + portNum + " does not exist (the device has port 1 only)");
+        }
+    }
+
+    @Override
+    public Gid queryGid(int portNum, int index) {
+        return rnic.call(() -> {
+            checkOpen("ibv_query_gid");
+            checkPort("ibv_query_gid", portNum);
+            return rnic.gids.query(index);
+        });
+    }
+
+    @Override
+    public Pd allocPd() {
+        return rnic.call(() -> {
+            checkOpen("ibv_alloc_pd");
+            if (pds >= DeviceLimits.MAX_PD) {
+                throw new org.roce4j.verbs.VerbsException(org.roce4j.verbs.Errno.ENOMEM, "ibv_alloc_pd: too many PDs");
+            }
+            pds++;
+            return new EmulatedPd(rnic, this);
+        });
+    }
+
+    @Override
+    public CompChannel createCompChannel() {
+        return rnic.call(() -> {
+            checkOpen("ibv_create_comp_channel");
+            channels++;
+            return new EmulatedCompChannel(rnic, this);
+        });
+    }
+
+    @Override
+    public Cq createCq(int cqe, CompChannel channel, int compVector) {
+        return rnic.call(() -> {
+            checkOpen("ibv_create_cq");
+            if (cqe < 1 || cqe > DeviceLimits.MAX_CQE) {
+                throw invalid("ibv_create_cq", "cqe " + cqe + " is outside 1.." + DeviceLimits.MAX_CQE);
+            }
+            if (compVector < 0) {
+                throw invalid("ibv_create_cq", "negative completion vector " + compVector);
+            }
+            EmulatedCompChannel ch = null;
+            if (channel != null) {
+                if (!(channel instanceof EmulatedCompChannel c) || c.context != this) {
+                    throw invalid("ibv_create_cq", "the completion channel belongs to another context");
+                }
+                c.checkOpen("ibv_create_cq");
+                ch = c;
+                ch.cqs++;
+            }
+            if (cqs >= DeviceLimits.MAX_CQ) {
+                throw new org.roce4j.verbs.VerbsException(org.roce4j.verbs.Errno.ENOMEM, "ibv_create_cq: too many CQs");
+            }
+            cqs++;
+            return new EmulatedCq(rnic, this, cqe, ch);
+        });
+    }
+
+    /** Queues an affiliated or unaffiliated asynchronous event (called under the fabric lock). */
+    void raise(AsyncEvent event) {
+        if (!closed) {
+            asyncEvents.addLast(event);
+            asyncSignal.signal();
+        }
+    }
+
+    @Override
+    public Optional<AsyncEvent> pollAsyncEvent() {
+        rnic.drive();
+        return rnic.call(() -> {
+            checkOpen("ibv_get_async_event");
+            return Optional.ofNullable(asyncEvents.pollFirst());
+        });
+    }
+
+    @Override
+    public Optional<AsyncEvent> getAsyncEvent(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        if (rnic.isDeterministic()) {
+            // Virtual time: once the fabric is idle nothing more can happen without the caller.
+            return pollAsyncEvent();
+        }
+        long deadline = rnic.clock.nanoTime() + timeout.toNanos();
+        while (true) {
+            long seen = asyncSignal.sequence();
+            Optional<AsyncEvent> event = rnic.call(() -> {
+                checkOpen("ibv_get_async_event");
+                return Optional.ofNullable(asyncEvents.pollFirst());
+            });
+            if (event.isPresent() || rnic.clock.nanoTime() >= deadline) {
+                return event;
+            }
+            asyncSignal.awaitChange(seen, rnic.clock, deadline);
+        }
+    }
+
+    @Override
+    public void close() {
+        rnic.run(() -> {
+            if (closed) {
+                return;
+            }
+            checkNoChildren("ibv_close_device", pds, "protection domains");
+            checkNoChildren("ibv_close_device", cqs, "completion queues");
+            checkNoChildren("ibv_close_device", channels, "completion channels");
+            closed = true;
+        });
+    }
+
+    @Override
+    public String toString() {
+        return "Context[" + rnic.name + "]";
+    }
+}

@@ -1,0 +1,177 @@
+package org.roce4j.emulator.verbs;
+
+import org.roce4j.emulator.node.NetworkPath;
+import org.roce4j.emulator.node.Rnic;
+import java.lang.foreign.MemorySegment;
+import java.util.Objects;
+import java.util.Set;
+
+import org.roce4j.verbs.AccessFlag;
+import org.roce4j.verbs.Ah;
+import org.roce4j.verbs.AhAttr;
+import org.roce4j.verbs.Context;
+import org.roce4j.verbs.Mr;
+import org.roce4j.verbs.Pd;
+import org.roce4j.verbs.Qp;
+import org.roce4j.verbs.QpInitAttr;
+import org.roce4j.verbs.Srq;
+import org.roce4j.verbs.SrqInitAttr;
+
+/** A protection domain: the identity that memory regions and QPs must share (IBTA 10.2.3). */
+final class EmulatedPd extends Resource implements Pd {
+    final EmulatedContext context;
+    int mrs;
+    int qps;
+    int srqs;
+    int ahs;
+
+    EmulatedPd(Rnic rnic, EmulatedContext context) {
+        super(rnic);
+        this.context = context;
+    }
+
+    @Override
+    String kind() {
+        return "protection domain";
+    }
+
+    @Override
+    public Context context() {
+        return context;
+    }
+
+    @Override
+    public Mr regMr(MemorySegment memory, long iova, Set<AccessFlag> access) {
+        Objects.requireNonNull(memory, "memory");
+        Objects.requireNonNull(access, "access");
+        return rnic.call(() -> {
+            checkOpen("ibv_reg_mr");
+            if (!memory.isNative()) {
+                throw invalid("ibv_reg_mr", "the segment is on the Java heap; an RNIC can only reach native memory");
+            }
+            String unreachable = unreachableByRnic(memory);
+            if (unreachable != null) {
+                throw invalid("ibv_reg_mr", unreachable);
+            }
+            if (memory.byteSize() == 0) {
+                throw invalid("ibv_reg_mr", "the segment is empty");
+            }
+            if (memory.isReadOnly()) {
+                throw invalid("ibv_reg_mr", "the segment is read-only");
+            }
+            // IBTA 10.6.3.1, o10-26: remote write or atomic access needs local write access.
+            if ((access.contains(AccessFlag.REMOTE_WRITE) || access.contains(AccessFlag.REMOTE_ATOMIC))
+                    && !access.contains(AccessFlag.LOCAL_WRITE)) {
+                throw invalid("ibv_reg_mr", "REMOTE_WRITE and REMOTE_ATOMIC require LOCAL_WRITE (IBTA o10-26)");
+            }
+            if (Long.compareUnsigned(iova, -memory.byteSize()) > 0) {
+                throw invalid("ibv_reg_mr_iova", "iova + length wraps past 2^64");
+            }
+            MemoryRegion region = new MemoryRegion(memory, iova, AccessFlag.bits(access), this);
+            rnic.memoryRegions.register(region);
+            context.registeredMemory.add(memory);
+            mrs++;
+            return new EmulatedMr(rnic, this, region);
+        });
+    }
+
+    /** Never started, so it owns no confined arena: what any thread may access, it may. */
+    private static final Thread ANY_OTHER_THREAD = Thread.ofPlatform().unstarted(() -> { });
+
+    /**
+     * Why the RNIC could not touch this memory later, or null. The RNIC runs on whichever thread
+     * drives it: with a threaded fabric its event loop, a link's receive thread, or any thread that
+     * posts; with a deterministic fabric the thread that calls it. So a threaded fabric needs memory
+     * every thread may access (a shared, global or automatic arena); a deterministic one accepts
+     * memory confined to the calling thread. Should another thread drive it after all, the access
+     * fails inside the RNIC and becomes a completion error like any other memory failure.
+     */
+    private String unreachableByRnic(MemorySegment memory) {
+        if (!memory.scope().isAlive()) {
+            return "the segment's arena is already closed";
+        }
+        if (!memory.isAccessibleBy(Thread.currentThread())) {
+            return "the segment is confined to another thread; the RNIC cannot access it";
+        }
+        if (!rnic.isDeterministic() && !memory.isAccessibleBy(ANY_OTHER_THREAD)) {
+            return "the segment is confined to this thread (Arena.ofConfined); the RNIC's threads cannot "
+                    + "access it: use Arena.ofShared, ofAuto or global";
+        }
+        return null;
+    }
+
+    @Override
+    public Qp createQp(QpInitAttr initAttr) {
+        Objects.requireNonNull(initAttr, "initAttr");
+        return rnic.call(() -> {
+            checkOpen("ibv_create_qp");
+            return EmulatedQp.create(rnic, this, initAttr);
+        });
+    }
+
+    @Override
+    public Srq createSrq(SrqInitAttr initAttr) {
+        Objects.requireNonNull(initAttr, "initAttr");
+        return rnic.call(() -> {
+            checkOpen("ibv_create_srq");
+            return EmulatedSrq.create(rnic, this, initAttr);
+        });
+    }
+
+    @Override
+    public Ah createAh(AhAttr attr) {
+        Objects.requireNonNull(attr, "attr");
+        return rnic.call(() -> {
+            checkOpen("ibv_create_ah");
+            NetworkPath path = resolvePath(rnic, "ibv_create_ah", attr);
+            if (ahs >= DeviceLimits.MAX_AH) {
+                throw new org.roce4j.verbs.VerbsException(org.roce4j.verbs.Errno.ENOMEM, "ibv_create_ah: too many AHs");
+            }
+            ahs++;
+            return new EmulatedAh(rnic, this, attr, path);
+        });
+    }
+
+    /**
+     * Checks an address vector and turns it into a wire path: port 1 (0 taken as "the QP's port"),
+     * a populated source GID, and source and destination of the same IP version.
+     */
+    static NetworkPath resolvePath(Rnic rnic, String verb, AhAttr av) {
+        if (av == null) {
+            throw invalid(verb, "no address vector");
+        }
+        if (av.portNum() != 0 && av.portNum() != DeviceLimits.PORT) {
+            throw invalid(verb, "port " + av.portNum() + " does not exist");
+        }
+        if (!rnic.gids.isValidIndex(av.sgidIndex())) {
+            throw invalid(verb, "source GID index " + av.sgidIndex() + " is not populated");
+        }
+        if (av.hopLimit() < 0 || av.hopLimit() > 255 || av.trafficClass() < 0 || av.trafficClass() > 255
+                || av.flowLabel() < 0 || av.flowLabel() > 0xFFFFF) {
+            throw invalid(verb, "hop limit, traffic class or flow label out of range");
+        }
+        var source = rnic.gids.get(av.sgidIndex());
+        if (source.isIpv4Mapped() != av.dgid().isIpv4Mapped()) {
+            throw invalid(verb, "source GID " + source + " and destination GID " + av.dgid()
+                    + " are not of the same IP version");
+        }
+        NetworkPath path = new NetworkPath(source, av);
+        rnic.destinationMac(path);
+        return path;
+    }
+
+    @Override
+    public void close() {
+        rnic.run(() -> {
+            if (closed) {
+                return;
+            }
+            checkNoChildren("ibv_dealloc_pd", mrs, "memory regions");
+            checkNoChildren("ibv_dealloc_pd", qps, "queue pairs");
+            checkNoChildren("ibv_dealloc_pd", srqs, "shared receive queues");
+            checkNoChildren("ibv_dealloc_pd", ahs, "address handles");
+            closed = true;
+            context.pds--;
+        });
+    }
+}

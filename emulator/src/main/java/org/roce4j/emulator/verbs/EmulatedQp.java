@@ -1,0 +1,643 @@
+package org.roce4j.emulator.verbs;
+
+import org.roce4j.emulator.RnicCounter;
+import org.roce4j.emulator.transport.SendWqe;
+import org.roce4j.emulator.node.NetworkPath;
+import org.roce4j.emulator.node.Rnic;
+import org.roce4j.emulator.transport.Completer;
+import org.roce4j.emulator.transport.FrameWriter;
+import org.roce4j.emulator.transport.ReceiveQueue;
+import org.roce4j.emulator.transport.Requester;
+import org.roce4j.emulator.transport.Responder;
+import org.roce4j.emulator.transport.SendQueue;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+import org.roce4j.verbs.AccessFlag;
+import org.roce4j.verbs.AhAttr;
+import org.roce4j.verbs.AsyncEvent;
+import org.roce4j.verbs.AsyncEventType;
+import org.roce4j.verbs.BadWorkRequestException;
+import org.roce4j.verbs.Errno;
+import org.roce4j.verbs.Mtu;
+import org.roce4j.verbs.Pd;
+import org.roce4j.verbs.Qp;
+import org.roce4j.verbs.QpAttr;
+import org.roce4j.verbs.QpAttrMask;
+import org.roce4j.verbs.QpCap;
+import org.roce4j.verbs.QpInitAttr;
+import org.roce4j.verbs.QpState;
+import org.roce4j.verbs.QpTransitions;
+import org.roce4j.verbs.QpType;
+import org.roce4j.verbs.RecvWr;
+import org.roce4j.verbs.SendFlag;
+import org.roce4j.verbs.SendWr;
+import org.roce4j.verbs.WcOpcode;
+import org.roce4j.verbs.WcStatus;
+import org.roce4j.verbs.WorkCompletion;
+import org.roce4j.verbs.WrOpcode;
+import org.roce4j.wire.HeaderType;
+import org.roce4j.wire.PacketInfo;
+import org.roce4j.wire.Psn;
+import org.roce4j.wire.Transport;
+
+/**
+ * A queue pair: its attributes and state machine (IBTA §10.3, checked against {@link QpTransitions}),
+ * its queues, the synchronous checks of posting, and the datapath parts that run for it — a
+ * {@link Requester}, a {@link Completer} and a {@link Responder}, as rxe splits a QP's work.
+ *
+ * <p>Entering the error state flushes every outstanding send and receive WQE with
+ * {@link WcStatus#WR_FLUSH_ERR} (IBTA 10.3.1, QP states: the error state; rxe_resp.c: check_resource
+ * flushes receive WQEs with IB_WC_WR_FLUSH_ERR in QP_STATE_ERROR); as in rxe, posting in the error state is
+ * accepted and the WQE is flushed at once, so nothing posted is ever lost without a completion.
+ * RESET discards everything without completions.
+ */
+public final class EmulatedQp extends Resource implements Qp {
+    public final EmulatedPd pd;
+    public final QpType type;
+    public final int qpn;
+    final EmulatedCq sendCq;
+    final EmulatedCq recvCq;
+    public final EmulatedSrq srq;
+    final boolean sqSigAll;
+    private final QpInitAttr initAttr;
+    public final SendQueue sq;
+    public final ReceiveQueue rq;
+    public final int sourcePort;
+    public final Requester requester;
+    public final Completer completer;
+    public final Responder responder;
+    /** Set while the QP waits on the RNIC's run queue. */
+    public boolean scheduled;
+    /** Set while the QP is on the RNIC's list of QPs with a timer armed. */
+    public boolean timed;
+
+    public QpState state = QpState.RESET;
+    int pkeyIndex;
+    int portNum = DeviceLimits.PORT;
+    public int qkey;
+    public int accessFlags;
+    Mtu pathMtu = Mtu.MTU_1024;
+    public int destQpn;
+    int rqPsn;
+    int sqPsn;
+    public int timeout;
+    public int retryCnt;
+    public int rnrRetry;
+    public int minRnrTimer;
+    public int maxRdAtomic;
+    public int maxDestRdAtomic;
+    public boolean enSqdAsyncNotify;
+    AhAttr av;
+    public NetworkPath path;
+
+    private EmulatedQp(Rnic rnic, EmulatedPd pd, QpInitAttr init, QpCap granted) {
+        super(rnic);
+        this.pd = pd;
+        this.type = init.type();
+        this.sendCq = (EmulatedCq) init.sendCq();
+        this.recvCq = (EmulatedCq) init.recvCq();
+        this.srq = (EmulatedSrq) init.srq();
+        this.sqSigAll = init.sqSigAll();
+        this.initAttr = new QpInitAttr(type, init.sendCq(), init.recvCq(), init.srq(), granted, sqSigAll);
+        this.sq = new SendQueue(granted.maxSendWr(), granted.maxSendSge(), granted.maxInlineData());
+        this.rq = srq == null ? new ReceiveQueue(granted.maxRecvWr(), granted.maxRecvSge()) : null;
+        this.qpn = rnic.allocateQpn(this);
+        this.sourcePort = FrameWriter.sourcePortOf(qpn);
+        this.requester = new Requester(this);
+        this.completer = new Completer(this);
+        this.responder = new Responder(this, srq == null ? granted.maxRecvSge() : srq.queue.maxSge);
+    }
+
+    /** {@code ibv_create_qp}, under the fabric lock: checks the CQs, the SRQ and the caps against the device. */
+    static EmulatedQp create(Rnic rnic, EmulatedPd pd, QpInitAttr init) {
+        String verb = "ibv_create_qp";
+        if (!(init.sendCq() instanceof EmulatedCq send) || !(init.recvCq() instanceof EmulatedCq recv)) {
+            throw invalid(verb, "a send CQ and a receive CQ of this device are required");
+        }
+        if (send.context != pd.context || recv.context != pd.context) {
+            throw invalid(verb, "the CQs belong to another context than the PD");
+        }
+        send.checkOpen(verb);
+        recv.checkOpen(verb);
+        EmulatedSrq srq = null;
+        if (init.srq() != null) {
+            if (!(init.srq() instanceof EmulatedSrq s) || s.pd != pd) {
+                throw invalid(verb, "the SRQ belongs to another protection domain");
+            }
+            s.checkOpen(verb);
+            srq = s;
+        }
+        QpCap cap = init.cap();
+        checkCap(verb, "max_send_wr", cap.maxSendWr(), DeviceLimits.MAX_QP_WR);
+        checkCap(verb, "max_send_sge", cap.maxSendSge(), DeviceLimits.MAX_SGE);
+        checkCap(verb, "max_inline_data", cap.maxInlineData(), DeviceLimits.MAX_INLINE_DATA);
+        if (srq == null) {
+            checkCap(verb, "max_recv_wr", cap.maxRecvWr(), DeviceLimits.MAX_QP_WR);
+            checkCap(verb, "max_recv_sge", cap.maxRecvSge(), DeviceLimits.MAX_SGE);
+        }
+        // rxe reports no receive queue of its own for a QP on an SRQ.
+        QpCap granted = srq == null ? cap : new QpCap(cap.maxSendWr(), 0, cap.maxSendSge(), 0, cap.maxInlineData());
+        EmulatedQp qp = new EmulatedQp(rnic, pd, init, granted);
+        send.users++;
+        recv.users++;
+        if (srq != null) {
+            srq.users++;
+        }
+        pd.qps++;
+        return qp;
+    }
+
+    private static void checkCap(String verb, String name, int value, int max) {
+        if (value > max) {
+            throw invalid(verb, name + " " + value + " is above the device limit " + max);
+        }
+    }
+
+    @Override
+    String kind() {
+        return "queue pair";
+    }
+
+    // ---- Qp ------------------------------------------------------------------------------
+
+    @Override
+    public int qpNum() {
+        return qpn;
+    }
+
+    @Override
+    public QpType type() {
+        return type;
+    }
+
+    @Override
+    public Pd pd() {
+        return pd;
+    }
+
+    @Override
+    public QpInitAttr initAttr() {
+        return initAttr;
+    }
+
+    @Override
+    public QpState state() {
+        return rnic.call(() -> {
+            checkOpen("ibv_query_qp");
+            return state;
+        });
+    }
+
+    /** The payload bytes per packet: the path MTU (RC, UC), or the port's active MTU (UD, as rxe). */
+    public int mtu() {
+        return type == QpType.UD ? rnic.activeMtu.bytes() : pathMtu.bytes();
+    }
+
+    @Override
+    public void modify(QpAttr attr, Set<QpAttrMask> mask) {
+        Objects.requireNonNull(attr, "attr");
+        Objects.requireNonNull(mask, "mask");
+        rnic.run(() -> {
+            String verb = "ibv_modify_qp";
+            checkOpen(verb);
+            QpState current = state;
+            if (mask.contains(QpAttrMask.CUR_STATE) && attr.curQpState() != current) {
+                throw invalid(verb, "cur_qp_state " + attr.curQpState() + " is not the QP's state " + current);
+            }
+            QpState target = mask.contains(QpAttrMask.STATE) ? attr.qpState() : current;
+            QpTransitions.check(type, current, target, mask);
+            NetworkPath newPath = checkAttributes(verb, attr, mask);
+            apply(attr, mask, newPath);
+            transition(current, target);
+        });
+        rnic.wakeUp();
+    }
+
+    /** Attribute ranges (rxe {@code rxe_qp_chk_attr}, IBTA 11.2.5.3); returns the resolved AV if one is set. */
+    private NetworkPath checkAttributes(String verb, QpAttr attr, Set<QpAttrMask> mask) {
+        if (mask.contains(QpAttrMask.PORT) && attr.portNum() != DeviceLimits.PORT) {
+            throw invalid(verb, "port " + attr.portNum() + " does not exist (the device has port 1 only)");
+        }
+        if (mask.contains(QpAttrMask.PKEY_INDEX)
+                && (attr.pkeyIndex() < 0 || attr.pkeyIndex() >= DeviceLimits.PKEY_TABLE_LENGTH)) {
+            throw invalid(verb, "P_Key index " + attr.pkeyIndex() + " is outside the P_Key table");
+        }
+        if (mask.contains(QpAttrMask.PATH_MTU) && attr.pathMtu() == null) {
+            throw invalid(verb, "no path MTU");
+        }
+        if (mask.contains(QpAttrMask.RQ_PSN) && !Psn.isValid(attr.rqPsn())) {
+            throw invalid(verb, "rq_psn " + attr.rqPsn() + " is wider than 24 bits");
+        }
+        if (mask.contains(QpAttrMask.SQ_PSN) && !Psn.isValid(attr.sqPsn())) {
+            throw invalid(verb, "sq_psn " + attr.sqPsn() + " is wider than 24 bits");
+        }
+        if (mask.contains(QpAttrMask.DEST_QPN) && !Psn.isValid(attr.destQpNum())) {
+            throw invalid(verb, "dest_qp_num " + attr.destQpNum() + " is wider than 24 bits");
+        }
+        checkRange(verb, mask, QpAttrMask.TIMEOUT, "timeout", attr.timeout(), 31);
+        checkRange(verb, mask, QpAttrMask.RETRY_CNT, "retry_cnt", attr.retryCnt(), 7);
+        checkRange(verb, mask, QpAttrMask.RNR_RETRY, "rnr_retry", attr.rnrRetry(), 7);
+        checkRange(verb, mask, QpAttrMask.MIN_RNR_TIMER, "min_rnr_timer", attr.minRnrTimer(), 31);
+        checkRange(verb, mask, QpAttrMask.MAX_QP_RD_ATOMIC, "max_rd_atomic", attr.maxRdAtomic(),
+                DeviceLimits.MAX_QP_INIT_RD_ATOM);
+        checkRange(verb, mask, QpAttrMask.MAX_DEST_RD_ATOMIC, "max_dest_rd_atomic", attr.maxDestRdAtomic(),
+                DeviceLimits.MAX_QP_RD_ATOM);
+        return mask.contains(QpAttrMask.AV) ? EmulatedPd.resolvePath(rnic, verb, attr.ahAttr()) : null;
+    }
+
+    private static void checkRange(String verb, Set<QpAttrMask> mask, QpAttrMask bit, String name, int value, int max) {
+        if (mask.contains(bit) && (value < 0 || value > max)) {
+            throw invalid(verb, name + " " + value + " is outside 0.." + max);
+        }
+    }
+
+    private void apply(QpAttr attr, Set<QpAttrMask> mask, NetworkPath newPath) {
+        if (mask.contains(QpAttrMask.PKEY_INDEX)) {
+            pkeyIndex = attr.pkeyIndex();
+        }
+        if (mask.contains(QpAttrMask.PORT)) {
+            portNum = attr.portNum();
+        }
+        if (mask.contains(QpAttrMask.QKEY)) {
+            qkey = attr.qkey();
+        }
+        if (mask.contains(QpAttrMask.ACCESS_FLAGS)) {
+            accessFlags = AccessFlag.bits(attr.qpAccessFlags());
+        }
+        if (mask.contains(QpAttrMask.AV)) {
+            av = attr.ahAttr();
+            path = newPath;
+        }
+        if (mask.contains(QpAttrMask.PATH_MTU)) {
+            pathMtu = attr.pathMtu();
+        }
+        if (mask.contains(QpAttrMask.DEST_QPN)) {
+            destQpn = attr.destQpNum();
+        }
+        if (mask.contains(QpAttrMask.RQ_PSN)) {
+            rqPsn = attr.rqPsn();
+            responder.startAt(rqPsn);
+        }
+        if (mask.contains(QpAttrMask.SQ_PSN)) {
+            sqPsn = attr.sqPsn();
+            requester.startAt(sqPsn);
+        }
+        if (mask.contains(QpAttrMask.TIMEOUT)) {
+            timeout = attr.timeout();
+        }
+        if (mask.contains(QpAttrMask.RETRY_CNT)) {
+            retryCnt = attr.retryCnt();
+            completer.resetRetryCounters();
+        }
+        if (mask.contains(QpAttrMask.RNR_RETRY)) {
+            rnrRetry = attr.rnrRetry();
+            completer.resetRetryCounters();
+        }
+        if (mask.contains(QpAttrMask.MIN_RNR_TIMER)) {
+            minRnrTimer = attr.minRnrTimer();
+        }
+        if (mask.contains(QpAttrMask.MAX_QP_RD_ATOMIC)) {
+            maxRdAtomic = attr.maxRdAtomic();
+        }
+        if (mask.contains(QpAttrMask.MAX_DEST_RD_ATOMIC)) {
+            maxDestRdAtomic = attr.maxDestRdAtomic();
+            responder.resizeResources(maxDestRdAtomic);
+        }
+        if (mask.contains(QpAttrMask.EN_SQD_ASYNC_NOTIFY)) {
+            enSqdAsyncNotify = attr.enSqdAsyncNotify();
+        }
+    }
+
+    private void transition(QpState from, QpState to) {
+        if (to == QpState.RESET) {
+            reset();
+            return;
+        }
+        if (to == QpState.ERR) {
+            enterError();
+            return;
+        }
+        state = to;
+        if (from == QpState.RTS && to == QpState.SQD) {
+            requester.enterDrain();
+        }
+        if (to == QpState.RTS) {
+            rnic.schedule(this);
+        }
+    }
+
+    /** RESET (IBTA 10.3.1): queues emptied without completions, the datapath forgets everything. */
+    private void reset() {
+        state = QpState.RESET;
+        sq.clear();
+        if (rq != null) {
+            rq.clear();
+        }
+        requester.reset();
+        completer.reset();
+        responder.reset();
+        rnic.timerChanged(this);
+    }
+
+    /**
+     * Moves the QP to the error state and flushes (IBTA 10.3.1, the error state; rxe_resp.c:
+     * check_resource for the receive side): every outstanding send
+     * WQE and every receive WQE of its own receive queue completes with WR_FLUSH_ERR, signaled or
+     * not. A QP on an SRQ raises QP_LAST_WQE_REACHED (IBTA 10.2.9.5,
+     * the Last WQE Reached affiliated event of a QP on an SRQ; ibv_get_async_event(3)).
+     */
+    public void enterError() {
+        boolean wasError = state == QpState.ERR;
+        state = QpState.ERR;
+        completer.clearTimers();
+        rnic.timerChanged(this);
+        responder.flushCurrent();
+        flushSendQueue();
+        flushReceiveQueue();
+        if (!wasError && srq != null) {
+            pd.context.raise(AsyncEvent.of(AsyncEventType.QP_LAST_WQE_REACHED, this));
+        }
+    }
+
+    private void flushSendQueue() {
+        while (sq.retired != sq.posted) {
+            SendWqe wqe = sq.at(sq.retired);
+            sq.retired++;
+            completeSend(wqe, WcStatus.WR_FLUSH_ERR);
+        }
+        requester.flushed();
+    }
+
+    private void flushReceiveQueue() {
+        if (rq == null) {
+            return;
+        }
+        while (rq.count() > 0) {
+            long wrId = rq.removeHead();
+            completeReceive(wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, 0, 0, 0, false);
+        }
+    }
+
+    @Override
+    public QpAttr query(Set<QpAttrMask> mask) {
+        Objects.requireNonNull(mask, "mask");
+        return rnic.call(() -> {
+            checkOpen("ibv_query_qp");
+            QpAttr attr = new QpAttr()
+                    .qpState(state).curQpState(state).pathMtu(pathMtu).qkey(qkey)
+                    .rqPsn(rqPsn).sqPsn(sqPsn).destQpNum(destQpn)
+                    .qpAccessFlags(AccessFlag.of(accessFlags)).cap(initAttr.cap())
+                    .pkeyIndex(pkeyIndex).enSqdAsyncNotify(enSqdAsyncNotify)
+                    .maxRdAtomic(maxRdAtomic).maxDestRdAtomic(maxDestRdAtomic).minRnrTimer(minRnrTimer)
+                    .portNum(portNum).timeout(timeout).retryCnt(retryCnt).rnrRetry(rnrRetry)
+                    .reportSqDraining(state == QpState.SQD && requester.hasSendsInFlight());
+            if (av != null) {
+                attr.ahAttr(av);
+            }
+            return attr;
+        });
+    }
+
+    // ---- posting ---------------------------------------------------------------------------
+
+    @Override
+    public void postSend(SendWr wr) {
+        Objects.requireNonNull(wr, "wr");
+        rnic.run(EmulatedQp::postOneSend, this, wr); // a static reference: no allocation per post
+        rnic.wakeUp();
+    }
+
+    private static void postOneSend(EmulatedQp qp, SendWr wr) {
+        qp.postSendOne(wr, 0);
+    }
+
+    @Override
+    public void postSend(List<SendWr> wrs) {
+        Objects.requireNonNull(wrs, "wrs");
+        rnic.run(() -> {
+            for (int i = 0; i < wrs.size(); i++) {
+                postSendOne(wrs.get(i), i);
+            }
+        });
+        rnic.wakeUp();
+    }
+
+    private void postSendOne(SendWr wr, int index) {
+        String problem = WorkRequestChecks.sendProblem(this, wr);
+        if (problem != null) {
+            throw new BadWorkRequestException(Errno.EINVAL, index, wr.wrId(), "ibv_post_send: " + problem);
+        }
+        if (sq.isFull()) {
+            throw new BadWorkRequestException(Errno.ENOMEM, index, wr.wrId(),
+                    "ibv_post_send: the send queue is full (" + sq.capacity + " WQEs)");
+        }
+        NetworkPath udPath = type == QpType.UD ? ((EmulatedAh) wr.ah()).path : null;
+        if (sq.post(wr, udPath, pd.context.registeredMemory) < 0) {
+            throw new BadWorkRequestException(Errno.EINVAL, index, wr.wrId(), "ibv_post_send: the INLINE data's "
+                    + "memory was closed, or is confined to another thread, and cannot be read");
+        }
+        if (state == QpState.ERR || state == QpState.SQE) {
+            flushSendQueue();
+        } else {
+            rnic.schedule(this);
+        }
+    }
+
+    @Override
+    public void postRecv(RecvWr wr) {
+        Objects.requireNonNull(wr, "wr");
+        rnic.run(EmulatedQp::postOneReceive, this, wr); // a static reference: no allocation per post
+    }
+
+    private static void postOneReceive(EmulatedQp qp, RecvWr wr) {
+        qp.postRecvOne(wr, 0);
+    }
+
+    @Override
+    public void postRecv(List<RecvWr> wrs) {
+        Objects.requireNonNull(wrs, "wrs");
+        rnic.run(() -> {
+            for (int i = 0; i < wrs.size(); i++) {
+                postRecvOne(wrs.get(i), i);
+            }
+        });
+    }
+
+    private void postRecvOne(RecvWr wr, int index) {
+        String problem = WorkRequestChecks.receiveProblem(this, wr);
+        if (problem != null) {
+            throw new BadWorkRequestException(Errno.EINVAL, index, wr.wrId(), "ibv_post_recv: " + problem);
+        }
+        if (rq.isFull()) {
+            throw new BadWorkRequestException(Errno.ENOMEM, index, wr.wrId(),
+                    "ibv_post_recv: the receive queue is full (" + rq.capacity + " WQEs)");
+        }
+        rq.post(wr);
+        if (state == QpState.ERR) {
+            flushReceiveQueue();
+        }
+    }
+
+    // ---- completions -----------------------------------------------------------------------
+
+    /**
+     * Completes a send WQE (rxe {@code do_complete}): successes only when signaled or sq_sig_all,
+     * errors always. A CQ overrun sends the QP to error.
+     */
+    public void completeSend(SendWqe wqe, WcStatus status) {
+        if (status == WcStatus.SUCCESS && !sqSigAll && (wqe.flags & SendFlag.SIGNALED.bit()) == 0) {
+            return;
+        }
+        int byteLen = (int) wqe.length;
+        WorkCompletion wc = new WorkCompletion(wqe.wrId, status, wqe.opcode.completionOpcode(), 0, byteLen,
+                0, 0, qpn, 0, 0, 0, 0, 0, 0);
+        if (!sendCq.add(wc, false) && state != QpState.ERR) {
+            enterError();
+        }
+    }
+
+    public void completeReceive(long wrId, WcStatus status, WcOpcode opcode, int byteLen, int immData, int invalidatedRkey,
+                         int srcQp, int wcFlags, boolean solicited) {
+        if (status == WcStatus.SUCCESS) {
+            rnic.count(RnicCounter.RECEIVES_COMPLETED); // rxe do_complete: RXE_CNT_RDMA_RECV
+        }
+        WorkCompletion wc = new WorkCompletion(wrId, status, opcode, 0, byteLen, immData, invalidatedRkey, qpn,
+                srcQp, wcFlags, 0, 0, 0, 0);
+        if (!recvCq.add(wc, solicited) && state != QpState.ERR) {
+            enterError();
+        }
+    }
+
+    // ---- datapath dispatch -----------------------------------------------------------------
+
+    /**
+     * A packet for this QP (rxe_recv.c {@code check_type_state}, {@code check_keys}): the opcode's
+     * transport must be the QP's, the P_Key the default partition's, the UD Q_Key the QP's, and the
+     * state one that accepts the packet; then requests go to the responder and responses to the
+     * completer.
+     */
+    public void receive(PacketInfo packet, long nowNanos) {
+        Transport transport = packet.opcode().transport();
+        if (transport != transportOf(type)) {
+            rnic.count(RnicCounter.DROPPED_WRONG_TRANSPORT);
+            return;
+        }
+        if ((packet.pkey() & 0x7FFF) != 0x7FFF) {
+            rnic.count(RnicCounter.DROPPED_BAD_PKEY);
+            return;
+        }
+        if ((type == QpType.RC || type == QpType.UC) && path != null && !isFromOurPeer(packet.buffer())) {
+            rnic.count(RnicCounter.DROPPED_WRONG_ADDRESS);
+            return;
+        }
+        if (packet.opcode().isRequest()) {
+            if (!acceptsRequests()) {
+                rnic.count(RnicCounter.DROPPED_QP_STATE);
+                return;
+            }
+            // IBTA C10-15: a UD packet whose Q_Key does not match is silently dropped.
+            if (type == QpType.UD && packet.opcode().has(HeaderType.DETH) && packet.dethQkey() != qkey) {
+                rnic.count(RnicCounter.DROPPED_QKEY_VIOLATION);
+                return;
+            }
+            rnic.count(RnicCounter.PACKETS_RECEIVED); // rxe_rcv: past the header checks (type, state, keys)
+            responder.onRequest(packet, nowNanos);
+        } else {
+            if (state != QpState.RTS && state != QpState.SQD) {
+                rnic.count(RnicCounter.DROPPED_QP_STATE);
+                return;
+            }
+            rnic.count(RnicCounter.PACKETS_RECEIVED);
+            completer.onResponse(packet, nowNanos);
+        }
+    }
+
+    /**
+     * rxe_recv.c {@code check_addr}: an RC/UC packet must come from the QP's destination address to
+     * its source address, in the path's IP version — a connected QP talks to one peer only.
+     */
+    private boolean isFromOurPeer(byte[] b) {
+        int ip = rnic.receivedIpOffset();
+        if (ip < 0) {
+            return true;
+        }
+        int version = rnic.receivedIpVersion();
+        if ((version == 6) != path.ipv6) {
+            return false;
+        }
+        int source = version == 6 ? ip + 8 : ip + 12;
+        int length = path.sourceIp.length;
+        return java.util.Arrays.equals(b, source, source + length, path.destinationIp, 0, length)
+                && java.util.Arrays.equals(b, source + length, source + 2 * length, path.sourceIp, 0, length);
+    }
+
+    private boolean acceptsRequests() {
+        return state == QpState.RTR || state == QpState.RTS || state == QpState.SQD || state == QpState.SQE;
+    }
+
+    public static Transport transportOf(QpType type) {
+        return switch (type) {
+            case RC -> Transport.RC;
+            case UC -> Transport.UC;
+            case UD -> Transport.UD;
+        };
+    }
+
+    /** One turn of the duty cycle: owed ACKs and READ responses, then the requester's packets. */
+    public int doWork(long nowNanos) {
+        if (closed) {
+            return 0;
+        }
+        int work = responder.flushPendingAck();
+        work += responder.reads.run();
+        if (state == QpState.RTS || state == QpState.SQD) {
+            work += requester.run(nowNanos);
+        }
+        return work;
+    }
+
+    public long deadlineNanos() {
+        return completer.deadlineNanos();
+    }
+
+    public void onTimer(long nowNanos) {
+        if (!closed) {
+            completer.onTimer(nowNanos);
+        }
+    }
+
+    public void raise(AsyncEventType event) {
+        pd.context.raise(AsyncEvent.of(event, this));
+    }
+
+    /** {@code ibv_destroy_qp}: outstanding work is discarded without completions (libibverbs). */
+    @Override
+    public void close() {
+        rnic.run(() -> {
+            if (closed) {
+                return;
+            }
+            // rxe drains the QP's tasks before destroying it: an ACK the responder owes still goes
+            // out, or the peer's last message (already completed here) would be retried into error.
+            if (state == QpState.RTR || state == QpState.RTS || state == QpState.SQD) {
+                responder.flushPendingAck();
+            }
+            closed = true;
+            state = QpState.RESET;
+            rnic.releaseQpn(qpn);
+            sendCq.users--;
+            recvCq.users--;
+            if (srq != null) {
+                srq.users--;
+            }
+            pd.qps--;
+        });
+    }
+
+    @Override
+    public String toString() {
+        return type + " QP " + qpn + " (" + state + ") on " + rnic.name;
+    }
+}

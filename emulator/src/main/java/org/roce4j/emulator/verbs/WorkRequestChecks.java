@@ -1,0 +1,77 @@
+package org.roce4j.emulator.verbs;
+
+import org.roce4j.verbs.QpState;
+import org.roce4j.verbs.QpType;
+import org.roce4j.verbs.RecvWr;
+import org.roce4j.verbs.SendFlag;
+import org.roce4j.verbs.SendWr;
+import org.roce4j.verbs.WrOpcode;
+
+/**
+ * The synchronous checks of {@code ibv_post_send} and {@code ibv_post_recv} (rxe's
+ * {@code validate_send_wr} and post paths): what makes a work request invalid (EINVAL) before it is
+ * queued. Queue-full (ENOMEM) is the caller's. Each returns why, or null when the request is fine.
+ */
+final class WorkRequestChecks {
+    private WorkRequestChecks() {
+    }
+
+    /** Why a send work request cannot be posted (EINVAL), or null: the checks of rxe's post path. */
+    static String sendProblem(EmulatedQp qp, SendWr wr) {
+        if (qp.closed) {
+            return "the QP was closed";
+        }
+        if (qp.state == QpState.RESET || qp.state == QpState.INIT || qp.state == QpState.RTR) {
+            return "the QP is in " + qp.state + "; sends are posted in RTS or later (IBTA 10.3.1)";
+        }
+        WrOpcode opcode = wr.opcode();
+        if (!opcode.isAllowedOn(qp.type)) {
+            return opcode + " is not allowed on a " + qp.type + " QP (IBTA table 38)";
+        }
+        int sges = wr.sgList().count();
+        if (sges > qp.sq.maxSge || (sges > 0 && qp.initAttr().cap().maxSendSge() == 0)) {
+            return sges + " SGEs, the QP takes " + qp.initAttr().cap().maxSendSge();
+        }
+        long length = wr.sgList().totalLength();
+        if (length > DeviceLimits.MAX_MESSAGE_LENGTH) {
+            return "message of " + length + " bytes is above 2^31";
+        }
+        if (wr.has(SendFlag.INLINE)) {
+            if (opcode == WrOpcode.RDMA_READ || opcode.isAtomic()) {
+                return "INLINE makes no sense for " + opcode;
+            }
+            if (length > qp.sq.maxInline) {
+                return length + " bytes of inline data, the QP takes " + qp.sq.maxInline;
+            }
+            // libibverbs reads inline data from any address: from the JVM a crash for a bad one (SIGSEGV),
+            // a leak of memory never offered to the device for a live one. Issue 13: registered memory only.
+            String outside = qp.pd.context.registeredMemory.inlineProblem(wr.sgList());
+            if (outside != null) {
+                return outside;
+            }
+        }
+        if (opcode.isAtomic() && length != 8) {
+            return "an atomic operation carries exactly 8 bytes, not " + length;
+        }
+        if (qp.type == QpType.UD) {
+            if (!(wr.ah() instanceof EmulatedAh ah) || ah.closed || ah.pd != qp.pd) {
+                return "a UD send needs an open address handle of the QP's protection domain";
+            }
+        }
+        return null;
+    }
+
+    static String receiveProblem(EmulatedQp qp, RecvWr wr) {
+        if (qp.closed) {
+            return "the QP was closed";
+        }
+        if (qp.state == QpState.RESET) {
+            return "the QP is in RESET (IBTA 10.3.1: receives are posted from INIT on)";
+        }
+        if (qp.srq != null) {
+            return "the QP takes its receive WQEs from an SRQ";
+        }
+        int max = qp.initAttr().cap().maxRecvSge();
+        return wr.sgList().count() > max ? wr.sgList().count() + " SGEs, the QP takes " + max : null;
+    }
+}
