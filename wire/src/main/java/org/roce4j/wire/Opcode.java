@@ -272,9 +272,8 @@ public enum Opcode {
 
     /**
      * True when the message this packet belongs to consumes a receive WQE at the responder:
-     * every send, and RDMA WRITE with immediate (IBTA §9.4.3, §9.4.1.1). rxe's RXE_RWR_MASK marks
-     * the packet that takes the WQE (SEND First/Only, WRITE Last/Only with Immediate); that is
-     * this property with {@link Position#startsMessage()}, or the immediate, respectively.
+     * every send, and RDMA WRITE with immediate (IBTA §9.4.3, §9.4.1.1). Which of its packets takes
+     * the WQE and which completes it: {@link #takesReceiveWqe()}, {@link #completesReceiveWqe()}.
      */
     public boolean consumesReceiveWqe() {
         return kind() == OperationKind.SEND || hasImmediate() && kind() == OperationKind.RDMA_WRITE;
