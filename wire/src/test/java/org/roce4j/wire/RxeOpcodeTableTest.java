@@ -17,9 +17,11 @@ import org.junit.jupiter.api.Test;
  * 2555693dd85c7a726eed570736bf6e1c4c7116ed): for each opcode rxe defines, its {@code .length}
  * (BTH plus extension headers, bytes), its header masks in the order of its {@code .offset}
  * entries, and its meaning bits — RXE_PAYLOAD, REQ, ACK, RWR (takes the receive WQE), COMP
- * (generates the receive completion), SEND, WRITE, READ, ATOMIC, START, MIDDLE, END. That rxe
- * version has no FLUSH / ATOMIC WRITE rows, no RD RESYNC, no XRC and no CNP; those are checked
- * against IBTA in {@link OpcodeTableTest}.
+ * (generates the receive completion), SEND, WRITE, READ, ATOMIC, START, MIDDLE, END. That version
+ * has no FLUSH / ATOMIC WRITE rows: those two are the rows the rxe patches adding
+ * {@code IB_OPCODE_RC_FLUSH} and {@code IB_OPCODE_RC_ATOMIC_WRITE} put in the same array (RC only,
+ * with RXE_FLUSH_MASK / RXE_ATOMIC_WRITE_MASK). rxe has no RD RESYNC, no RD/XRC FLUSH or ATOMIC
+ * WRITE, no XRC and no CNP; those are checked against IBTA in {@link OpcodeTableTest}.
  */
 class RxeOpcodeTableTest {
     private static final Map<Opcode, String> RXE = new LinkedHashMap<>();
@@ -53,6 +55,8 @@ class RxeOpcodeTableTest {
         row(Opcode.RC_FETCH_ADD, 40, "ATMETH REQ ATOMIC START END");
         row(Opcode.RC_SEND_LAST_WITH_INVALIDATE, 16, "IETH PAYLOAD REQ COMP SEND END");
         row(Opcode.RC_SEND_ONLY_WITH_INVALIDATE, 16, "IETH PAYLOAD REQ COMP RWR SEND END START");
+        row(Opcode.RC_FLUSH, 32, "FETH RETH FLUSH START END REQ");
+        row(Opcode.RC_ATOMIC_WRITE, 28, "RETH PAYLOAD REQ ATOMIC_WRITE START END");
         // UC
         row(Opcode.UC_SEND_FIRST, 12, "PAYLOAD REQ RWR SEND START");
         row(Opcode.UC_SEND_MIDDLE, 12, "PAYLOAD REQ SEND MIDDLE");
@@ -98,7 +102,7 @@ class RxeOpcodeTableTest {
     private static final Map<String, HeaderType> HEADER_MASKS = Map.of(
             "RDETH", HeaderType.RDETH, "DETH", HeaderType.DETH, "RETH", HeaderType.RETH,
             "AETH", HeaderType.AETH, "ATMETH", HeaderType.ATOMIC_ETH, "ATMACK", HeaderType.ATOMIC_ACK_ETH,
-            "IMMDT", HeaderType.IMM_DT, "IETH", HeaderType.IETH);
+            "IMMDT", HeaderType.IMM_DT, "IETH", HeaderType.IETH, "FETH", HeaderType.FETH);
 
     @Test
     void everyRowOfRxeOpcodeTableHasOurLengthHeadersInOrderAndMeaningBits() {
@@ -127,9 +131,9 @@ class RxeOpcodeTableTest {
         Set<Opcode> ours = EnumSet.noneOf(Opcode.class);
         for (Opcode opcode : Opcode.values()) {
             boolean rxeTransport = opcode.transport() != Transport.XRC && opcode.transport() != Transport.CNP;
-            boolean newerThanThatRxe = opcode.kind() == OperationKind.FLUSH || opcode.kind() == OperationKind.ATOMIC_WRITE
-                    || opcode.kind() == OperationKind.RESYNC;
-            if (rxeTransport && !newerThanThatRxe) {
+            boolean rxeLacks = opcode.kind() == OperationKind.RESYNC || opcode.transport() != Transport.RC
+                    && (opcode.kind() == OperationKind.FLUSH || opcode.kind() == OperationKind.ATOMIC_WRITE);
+            if (rxeTransport && !rxeLacks) {
                 ours.add(opcode);
             }
         }
@@ -159,6 +163,8 @@ class RxeOpcodeTableTest {
             case RDMA_WRITE -> bits.add("WRITE");
             case RDMA_READ_REQUEST -> bits.add("READ");
             case ATOMIC -> bits.add("ATOMIC");
+            case FLUSH -> bits.add("FLUSH");
+            case ATOMIC_WRITE -> bits.add("ATOMIC_WRITE");
             default -> { }
         }
         switch (opcode.position()) {
