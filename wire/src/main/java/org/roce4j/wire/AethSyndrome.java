@@ -34,7 +34,7 @@ public sealed interface AethSyndrome {
 
     /** Whether a syndrome byte is an RNR NAK (reserved bit clear, type 01). */
     static boolean isRnrNak(int syndrome) {
-        return (syndrome & 0xE0) == RNR_NAK_TYPE;
+        return (syndrome & 0xE0) == 1 << 5;
     }
 
     /**
@@ -47,7 +47,7 @@ public sealed interface AethSyndrome {
 
     /** The syndrome byte of an RNR NAK with a 5-bit timer code (IBTA table 45), without a record. */
     static int rnrNak(int timerCode) {
-        return RNR_NAK_TYPE | timerCode & 0x1F;
+        return 1 << 5 | timerCode & 0x1F; // type 01
     }
 
     /** The syndrome byte of a NAK with {@code code}, without a record. */
@@ -56,13 +56,8 @@ public sealed interface AethSyndrome {
     }
 
     private static int nak(int value) {
-        return NAK_TYPE | value & 0x1F;
+        return 3 << 5 | value & 0x1F; // type 11
     }
-
-    /** Type bits 01: RNR NAK (IBTA §9.3.6 table 42). */
-    int RNR_NAK_TYPE = 1 << 5;
-    /** Type bits 11: NAK. */
-    int NAK_TYPE = 3 << 5;
 
     /**
      * ACK with the end-to-end credit count (§9.7.7.2.5); 31 means "invalid", i.e. the responder
