@@ -55,6 +55,9 @@ public final class Rnic implements Agent, FrameReceiver {
      */
     public static final int READ_QUEUE_HIGH = 256;
     static final int READ_QUEUE_LOW = READ_QUEUE_HIGH / 2;
+    /** rxe: RXE_ROCE_V2_SPORT, the base of the dynamic port range the source ports hash into. */
+    static final int SOURCE_PORT_BASE = 0xC000;
+    private static final int GOLDEN_RATIO_32 = 0x61C88647;
 
     public final String name;
     public final MacAddress mac;
@@ -69,9 +72,6 @@ public final class Rnic implements Agent, FrameReceiver {
     /** The QPN of QP slot 0, from the {@link KeySource}: 17 on the deterministic fabric, random elsewhere. */
     private final int qpnBase;
     public final EmulatedDevice device;
-    /** rxe: RXE_ROCE_V2_SPORT, the base of the dynamic port range the source ports hash into. */
-    static final int SOURCE_PORT_BASE = 0xC000;
-    private static final int GOLDEN_RATIO_32 = 0x61C88647;
     /** The transmit buffer every frame is built in; the fabric copies on transmit. */
     public final byte[] tx = new byte[Fabric.MAX_FRAME_LENGTH];
     private final PacketWriter writer = new PacketWriter();
