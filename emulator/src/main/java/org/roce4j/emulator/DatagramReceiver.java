@@ -8,8 +8,8 @@ import org.roce4j.wire.IcrcStatus;
  * writes in front of the UDP payload the IP and UDP headers as far as it knows them (addresses,
  * ports and lengths from the socket; for IPv4 the Identification it verified or recovered) — the
  * RNIC reads the addresses there (destination GID check, rxe's source address check, the UD GRH).
- * The payload itself is parsed with {@link org.roce4j.wire.PacketInfo#parseUdpPayload}: no ICRC is
- * recomputed here.
+ * The payload is parsed with {@link org.roce4j.wire.PacketInfo#parseUdpPayload(byte[], int, int, int)},
+ * which also takes that IP header's version and addresses in: no ICRC is recomputed here.
  */
 public interface DatagramReceiver {
 

@@ -1,7 +1,6 @@
 package org.roce4j.emulator;
 
 import org.roce4j.emulator.node.Rnic;
-import org.roce4j.emulator.transport.FrameWriter;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.Inet4Address;
@@ -67,8 +66,8 @@ class FramesOnTheWireTest {
         assertThat(second.identification()).isEqualTo(first.identification() + 1);
         assertThat(first.source()).isEqualTo(InetAddress.getByName("10.0.0.1"));
         assertThat(frames.get(0).udp().checksum()).isZero();
-        assertThat(frames.get(0).udp().sourcePort()).isEqualTo(FrameWriter.sourcePortOf(qpnA)).isBetween(0xC000, 0xFFFF);
-        assertThat(ack.udp().sourcePort()).isEqualTo(FrameWriter.sourcePortOf(qpnB));
+        assertThat(frames.get(0).udp().sourcePort()).isEqualTo(Rnic.sourcePortOf(qpnA)).isBetween(0xC000, 0xFFFF);
+        assertThat(ack.udp().sourcePort()).isEqualTo(Rnic.sourcePortOf(qpnB));
     }
 
     @Test

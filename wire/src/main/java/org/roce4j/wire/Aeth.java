@@ -46,6 +46,10 @@ public record Aeth(int syndromeByte, int msn) implements ExtensionHeader {
 
     @Override
     public void encode(byte[] b, int off) {
+        write(b, off, syndromeByte, msn);
+    }
+
+    static void write(byte[] b, int off, int syndromeByte, int msn) {
         Bytes.u8(b, off, syndromeByte);
         Bytes.u24(b, off + 1, msn);
     }

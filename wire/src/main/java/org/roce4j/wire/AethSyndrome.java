@@ -32,6 +32,33 @@ public sealed interface AethSyndrome {
         return (syndrome & 0xE0) == 0;
     }
 
+    /** Whether a syndrome byte is an RNR NAK (reserved bit clear, type 01). */
+    static boolean isRnrNak(int syndrome) {
+        return (syndrome & 0xE0) == 1 << 5;
+    }
+
+    /**
+     * The syndrome byte of an ACK with {@code creditCount} (0-31; 31 is "no credit information"),
+     * without a record: what a responder writes for every acknowledgement on its hot path.
+     */
+    static int ack(int creditCount) {
+        return creditCount & 0x1F;
+    }
+
+    /** The syndrome byte of an RNR NAK with a 5-bit timer code (IBTA table 45), without a record. */
+    static int rnrNak(int timerCode) {
+        return 1 << 5 | timerCode & 0x1F; // type 01
+    }
+
+    /** The syndrome byte of a NAK with {@code code}, without a record. */
+    static int nak(NakCode code) {
+        return nak(code.code());
+    }
+
+    private static int nak(int value) {
+        return 3 << 5 | value & 0x1F; // type 11
+    }
+
     /**
      * ACK with the end-to-end credit count (§9.7.7.2.5); 31 means "invalid", i.e. the responder
      * does not use end-to-end flow control.
@@ -46,7 +73,7 @@ public sealed interface AethSyndrome {
 
         @Override
         public int encode() {
-            return creditCount;
+            return ack(creditCount);
         }
     }
 
@@ -65,7 +92,7 @@ public sealed interface AethSyndrome {
 
         @Override
         public int encode() {
-            return 1 << 5 | timerCode;
+            return rnrNak(timerCode);
         }
 
         /** The minimum time the requester must wait before retrying. */
@@ -96,7 +123,7 @@ public sealed interface AethSyndrome {
 
         @Override
         public int encode() {
-            return 3 << 5 | value;
+            return AethSyndrome.nak(value);
         }
     }
 

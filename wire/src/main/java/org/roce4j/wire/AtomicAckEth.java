@@ -13,6 +13,10 @@ public record AtomicAckEth(long originalData) implements ExtensionHeader {
 
     @Override
     public void encode(byte[] b, int off) {
+        write(b, off, originalData);
+    }
+
+    static void write(byte[] b, int off, long originalData) {
         Bytes.i64(b, off, originalData);
     }
 }

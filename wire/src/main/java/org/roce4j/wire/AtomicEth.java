@@ -17,6 +17,10 @@ public record AtomicEth(long virtualAddress, int rkey, long swapOrAddData, long 
 
     @Override
     public void encode(byte[] b, int off) {
+        write(b, off, virtualAddress, rkey, swapOrAddData, compareData);
+    }
+
+    static void write(byte[] b, int off, long virtualAddress, int rkey, long swapOrAddData, long compareData) {
         Bytes.i64(b, off, virtualAddress);
         Bytes.i32(b, off + 8, rkey);
         Bytes.i64(b, off + 12, swapOrAddData);

@@ -53,6 +53,11 @@ public record Bth(Opcode opcode, boolean solicitedEvent, boolean migReq, int pad
 
     /** Writes the 12 bytes at {@code off}. */
     public void encode(byte[] b, int off) {
+        write(b, off, opcode, solicitedEvent, migReq, padCount, transportVersion, pkey, fecn, becn, destQp, ackReq, psn);
+    }
+
+    static void write(byte[] b, int off, Opcode opcode, boolean solicitedEvent, boolean migReq, int padCount,
+                      int transportVersion, int pkey, boolean fecn, boolean becn, int destQp, boolean ackReq, int psn) {
         Bytes.u8(b, off, opcode.code());
         Bytes.u8(b, off + 1, (solicitedEvent ? 0x80 : 0) | (migReq ? 0x40 : 0) | padCount << 4 | transportVersion);
         Bytes.u16(b, off + 2, pkey);

@@ -17,6 +17,10 @@ public record Deth(int qkey, int sourceQp) implements ExtensionHeader {
 
     @Override
     public void encode(byte[] b, int off) {
+        write(b, off, qkey, sourceQp);
+    }
+
+    static void write(byte[] b, int off, int qkey, int sourceQp) {
         Bytes.i32(b, off, qkey);
         Bytes.u8(b, off + 4, 0);
         Bytes.u24(b, off + 5, sourceQp);

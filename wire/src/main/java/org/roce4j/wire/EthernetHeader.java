@@ -31,11 +31,16 @@ public record EthernetHeader(MacAddress destination, MacAddress source, Optional
     }
 
     void encode(byte[] b, int off) {
-        destination.encode(b, off);
-        source.encode(b, off + 6);
-        if (vlan.isPresent()) {
+        write(b, off, destination.value(), source.value(), vlan.isPresent() ? vlan.get().tci() : -1, etherType);
+    }
+
+    /** Writes the header with an 802.1Q tag carrying {@code vlanTci}, or untagged when it is -1. */
+    static void write(byte[] b, int off, long destination, long source, int vlanTci, int etherType) {
+        MacAddress.write(b, off, destination);
+        MacAddress.write(b, off + 6, source);
+        if (vlanTci >= 0) {
             Bytes.u16(b, off + 12, ETHERTYPE_VLAN);
-            Bytes.u16(b, off + 14, vlan.get().tci());
+            Bytes.u16(b, off + 14, vlanTci);
             Bytes.u16(b, off + 16, etherType);
         } else {
             Bytes.u16(b, off + 12, etherType);

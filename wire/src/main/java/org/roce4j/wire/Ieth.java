@@ -13,6 +13,10 @@ public record Ieth(int rkey) implements ExtensionHeader {
 
     @Override
     public void encode(byte[] b, int off) {
+        write(b, off, rkey);
+    }
+
+    static void write(byte[] b, int off, int rkey) {
         Bytes.i32(b, off, rkey);
     }
 }

@@ -13,6 +13,10 @@ public record ImmDt(int immediateData) implements ExtensionHeader {
 
     @Override
     public void encode(byte[] b, int off) {
+        write(b, off, immediateData);
+    }
+
+    static void write(byte[] b, int off, int immediateData) {
         Bytes.i32(b, off, immediateData);
     }
 }

@@ -12,6 +12,8 @@ import java.net.UnknownHostException;
 public record Ipv4Header(int trafficClass, int identification, boolean dontFragment, int ttl,
                          Inet4Address source, Inet4Address destination) implements IpHeader {
     static final int LENGTH = 20;
+    /** Where the source address starts; the destination follows it. */
+    static final int SOURCE_OFFSET = 12;
     static final int PROTOCOL_UDP = 17;
 
     public Ipv4Header {
@@ -40,6 +42,13 @@ public record Ipv4Header(int trafficClass, int identification, boolean dontFragm
 
     @Override
     public void encode(byte[] b, int off, int payloadLength) {
+        write(b, off, trafficClass, identification, dontFragment, ttl, source.getAddress(), destination.getAddress(),
+                payloadLength);
+    }
+
+    /** Writes the header, addresses from the first 4 bytes of each array, and its checksum. */
+    static void write(byte[] b, int off, int trafficClass, int identification, boolean dontFragment, int ttl,
+                      byte[] source, byte[] destination, int payloadLength) {
         Bytes.u8(b, off, 0x45);
         Bytes.u8(b, off + 1, trafficClass);
         Bytes.u16(b, off + 2, LENGTH + payloadLength);
@@ -48,8 +57,8 @@ public record Ipv4Header(int trafficClass, int identification, boolean dontFragm
         Bytes.u8(b, off + 8, ttl);
         Bytes.u8(b, off + 9, PROTOCOL_UDP);
         Bytes.u16(b, off + 10, 0);
-        System.arraycopy(source.getAddress(), 0, b, off + 12, 4);
-        System.arraycopy(destination.getAddress(), 0, b, off + 16, 4);
+        System.arraycopy(source, 0, b, off + 12, 4);
+        System.arraycopy(destination, 0, b, off + 16, 4);
         Bytes.u16(b, off + 10, checksum(b, off));
     }
 

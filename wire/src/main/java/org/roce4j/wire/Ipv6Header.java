@@ -9,6 +9,8 @@ import java.util.Arrays;
 public record Ipv6Header(int trafficClass, int flowLabel, int hopLimit, Inet6Address source, Inet6Address destination)
         implements IpHeader {
     static final int LENGTH = 40;
+    /** Where the source address starts; the destination follows it. */
+    static final int SOURCE_OFFSET = 8;
     static final int NEXT_HEADER_UDP = 17;
 
     public Ipv6Header {
@@ -38,12 +40,18 @@ public record Ipv6Header(int trafficClass, int flowLabel, int hopLimit, Inet6Add
 
     @Override
     public void encode(byte[] b, int off, int payloadLength) {
+        write(b, off, trafficClass, flowLabel, hopLimit, source.getAddress(), destination.getAddress(), payloadLength);
+    }
+
+    /** Writes the header, addresses from the first 16 bytes of each array. */
+    static void write(byte[] b, int off, int trafficClass, int flowLabel, int hopLimit, byte[] source,
+                      byte[] destination, int payloadLength) {
         Bytes.i32(b, off, 6 << 28 | trafficClass << 20 | flowLabel);
         Bytes.u16(b, off + 4, payloadLength);
         Bytes.u8(b, off + 6, NEXT_HEADER_UDP);
         Bytes.u8(b, off + 7, hopLimit);
-        System.arraycopy(source.getAddress(), 0, b, off + 8, 16);
-        System.arraycopy(destination.getAddress(), 0, b, off + 24, 16);
+        System.arraycopy(source, 0, b, off + 8, 16);
+        System.arraycopy(destination, 0, b, off + 24, 16);
     }
 
     private static Inet6Address address(byte[] b, int off) {

@@ -30,6 +30,11 @@ public record MacAddress(long value) {
     }
 
     void encode(byte[] b, int off) {
+        write(b, off, value);
+    }
+
+    /** Writes a 48-bit address held in the low bits of {@code value}. */
+    static void write(byte[] b, int off, long value) {
         Bytes.u16(b, off, (int) (value >>> 32));
         Bytes.i32(b, off + 2, (int) value);
     }

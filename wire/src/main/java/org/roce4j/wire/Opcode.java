@@ -116,6 +116,8 @@ public enum Opcode {
     XRC_ATOMIC_WRITE(Transport.XRC, Operation.ATOMIC_WRITE);
 
     private static final Opcode[] BY_CODE = new Opcode[256];
+    /** For each opcode, the opcode of the same message at each {@link Position} (null where none). */
+    private static final Opcode[][] AT_POSITION = new Opcode[values().length][Position.values().length];
 
     static {
         for (Opcode opcode : values()) {
@@ -123,6 +125,17 @@ public enum Opcode {
                 throw new ExceptionInInitializerError("duplicate opcode 0x" + Integer.toHexString(opcode.code));
             }
             BY_CODE[opcode.code] = opcode;
+        }
+        for (Opcode opcode : values()) {
+            for (Opcode other : values()) {
+                if (opcode.continuesAs(other)) {
+                    Opcode[] row = AT_POSITION[opcode.ordinal()];
+                    if (row[other.position().ordinal()] != null) {
+                        throw new ExceptionInInitializerError(opcode + " continues as two " + other.position());
+                    }
+                    row[other.position().ordinal()] = other;
+                }
+            }
         }
     }
 
@@ -164,6 +177,52 @@ public enum Opcode {
     public static Optional<Opcode> find(Transport transport, Operation operation) {
         Opcode opcode = lookup(transport.prefix() | operation.code());
         return opcode != null && opcode.operation == operation ? Optional.of(opcode) : Optional.empty();
+    }
+
+    /**
+     * Allocation-free {@link #find} for the hot path, where the pair is known to be legal.
+     *
+     * @throws IllegalArgumentException when the transport does not allow the operation
+     */
+    public static Opcode of(Transport transport, Operation operation) {
+        Opcode opcode = lookup(transport.prefix() | operation.code());
+        if (opcode == null || opcode.operation != operation) {
+            throw new IllegalArgumentException(transport + " has no " + operation);
+        }
+        return opcode;
+    }
+
+    /**
+     * The opcode of packet {@code position} of the message this opcode belongs to, on the same
+     * transport: the packets of one message share their kind, and the immediate or invalidate of
+     * its LAST/ONLY packet (IBTA §9.4; rxe_req.c {@code next_opcode_rc}/{@code next_opcode_uc} spell
+     * it out by hand). E.g. RC_SEND_ONLY_WITH_IMMEDIATE at FIRST is RC_SEND_FIRST, at LAST
+     * RC_SEND_LAST_WITH_IMMEDIATE; RC_RDMA_READ_RESPONSE_ONLY at MIDDLE is ..._MIDDLE.
+     *
+     * @throws IllegalArgumentException when the message kind has no packet at that position
+     *         (a READ request, an atomic, UD's sends are single-packet)
+     */
+    public Opcode at(Position position) {
+        Opcode opcode = AT_POSITION[ordinal()][position.ordinal()];
+        if (opcode == null) {
+            throw new IllegalArgumentException(this + " has no " + position + " packet");
+        }
+        return opcode;
+    }
+
+    /**
+     * Whether {@code other} is a packet of this opcode's message: same transport and kind, and, if
+     * it ends the message, the same immediate/invalidate as this one (a FIRST or MIDDLE packet has
+     * neither, so its message ends plain). Single-packet opcodes (atomics, ...) continue only as
+     * themselves.
+     */
+    private boolean continuesAs(Opcode other) {
+        if (position() == Position.ONLY && other.position() == Position.ONLY) {
+            return this == other;
+        }
+        return transport == other.transport && kind() == other.kind()
+                && (!other.position().endsMessage()
+                        || other.hasImmediate() == hasImmediate() && other.hasInvalidate() == hasInvalidate());
     }
 
     /** Allocation-free lookup for the hot path: null when the code is reserved or out of range. */
@@ -213,12 +272,29 @@ public enum Opcode {
 
     /**
      * True when the message this packet belongs to consumes a receive WQE at the responder:
-     * every send, and RDMA WRITE with immediate (IBTA §9.4.3, §9.4.1.1). rxe's RXE_RWR_MASK marks
-     * the packet that takes the WQE (SEND First/Only, WRITE Last/Only with Immediate); that is
-     * this property with {@link Position#startsMessage()}, or the immediate, respectively.
+     * every send, and RDMA WRITE with immediate (IBTA §9.4.3, §9.4.1.1). Which of its packets takes
+     * the WQE and which completes it: {@link #takesReceiveWqe()}, {@link #completesReceiveWqe()}.
      */
     public boolean consumesReceiveWqe() {
         return kind() == OperationKind.SEND || hasImmediate() && kind() == OperationKind.RDMA_WRITE;
+    }
+
+    /**
+     * True for the packet at which the responder takes the receive WQE (rxe's RXE_RWR_MASK): a
+     * send's FIRST or ONLY packet, an RDMA WRITE with immediate's LAST or ONLY (IBTA §9.4.3: the
+     * WQE is consumed when the immediate arrives).
+     */
+    public boolean takesReceiveWqe() {
+        return consumesReceiveWqe()
+                && (kind() == OperationKind.SEND ? position().startsMessage() : position().endsMessage());
+    }
+
+    /**
+     * True for the packet that completes the receive WQE and so generates a receive completion
+     * (rxe's RXE_COMP_MASK): the LAST or ONLY packet of a message that consumes one.
+     */
+    public boolean completesReceiveWqe() {
+        return consumesReceiveWqe() && position().endsMessage();
     }
 
     /** True when the packet carries ImmDt (sends and RDMA writes with immediate, last or only). */

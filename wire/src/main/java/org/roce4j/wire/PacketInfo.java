@@ -82,6 +82,25 @@ public final class PacketInfo {
         return parseTransport(offset, datagramEnd);
     }
 
+    /**
+     * Parses a UDP payload as {@link #parseUdpPayload(byte[], int, int)} does, when whoever received
+     * it wrote the IP header it knows (addresses from the socket) at {@code ipOffset} before it: then
+     * {@link #ipVersion()}, {@link #ipOffset()} and the address offsets describe that header, as
+     * they do after {@link #parseFrame}. Its lengths and checksum are not checked.
+     */
+    public boolean parseUdpPayload(byte[] datagram, int ipOffset, int offset, int length) {
+        if (!parseUdpPayload(datagram, offset, length)) {
+            return false;
+        }
+        int version = ipOffset >= 0 && ipOffset < datagram.length ? Bytes.u8(datagram, ipOffset) >>> 4 : 0;
+        if (version != 4 && version != 6) {
+            return drop(DropReason.BAD_IP_VERSION, version);
+        }
+        this.ipOffset = ipOffset;
+        this.ipVersion = version;
+        return true;
+    }
+
     private boolean parseIpv4(int end) {
         ipVersion = 4;
         if (end - ipOffset < Ipv4Header.LENGTH) {
@@ -248,6 +267,22 @@ public final class PacketInfo {
     /** Offset of the IP header in {@link #buffer()}, -1 when none. */
     public int ipOffset() { return ipOffset; }
     public int udpOffset() { return udpOffset; }
+    /** Offset of the IP source address (IPv4: 4 bytes, IPv6: 16), -1 when no IP header is known. */
+    public int ipSourceOffset() {
+        return ipOffset < 0 ? -1 : ipOffset + (ipVersion == 4 ? Ipv4Header.SOURCE_OFFSET : Ipv6Header.SOURCE_OFFSET);
+    }
+    /** Offset of the IP destination address, right after the source; -1 when no IP header is known. */
+    public int ipDestinationOffset() {
+        return ipOffset < 0 ? -1 : ipSourceOffset() + ipAddressLength();
+    }
+    /** Bytes of the IP header: 20 (IPv4 options are refused), 40, or 0 when no IP header is known. */
+    public int ipHeaderLength() {
+        return ipVersion == 4 ? Ipv4Header.LENGTH : ipVersion == 6 ? Ipv6Header.LENGTH : 0;
+    }
+    /** Bytes of one IP address: 4 or 16 (0 when no IP header is known). */
+    public int ipAddressLength() {
+        return ipVersion == 4 ? 4 : ipVersion == 6 ? 16 : 0;
+    }
     public int bthOffset() { return bthOffset; }
     public Opcode opcode() { return opcode; }
     public int payloadOffset() { return payloadOffset; }

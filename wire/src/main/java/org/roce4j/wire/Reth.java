@@ -13,6 +13,10 @@ public record Reth(long virtualAddress, int rkey, int dmaLength) implements Exte
 
     @Override
     public void encode(byte[] b, int off) {
+        write(b, off, virtualAddress, rkey, dmaLength);
+    }
+
+    static void write(byte[] b, int off, long virtualAddress, int rkey, int dmaLength) {
         Bytes.i64(b, off, virtualAddress);
         Bytes.i32(b, off + 8, rkey);
         Bytes.i32(b, off + 12, dmaLength);

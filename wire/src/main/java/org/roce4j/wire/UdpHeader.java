@@ -26,6 +26,10 @@ public record UdpHeader(int sourcePort, int destinationPort, int checksum) {
     }
 
     void encode(byte[] b, int off, int payloadLength) {
+        write(b, off, sourcePort, destinationPort, payloadLength, checksum);
+    }
+
+    static void write(byte[] b, int off, int sourcePort, int destinationPort, int payloadLength, int checksum) {
         Bytes.u16(b, off, sourcePort);
         Bytes.u16(b, off + 2, destinationPort);
         Bytes.u16(b, off + 4, LENGTH + payloadLength);

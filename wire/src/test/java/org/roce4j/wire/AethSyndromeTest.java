@@ -38,4 +38,21 @@ class AethSyndromeTest {
         assertThat(Aeth.rnrNak(12, 5).syndromeByte()).isEqualTo(0x2C);
         assertThat(Aeth.nak(NakCode.REMOTE_OPERATIONAL_ERROR, 5).syndromeByte()).isEqualTo(0x63);
     }
+
+    @Test
+    void syndromeBytesWithoutARecordAreTheRecordsBytes() {
+        for (int value = 0; value < 32; value++) {
+            assertThat(AethSyndrome.ack(value)).isEqualTo(new AethSyndrome.Ack(value).encode());
+            assertThat(AethSyndrome.rnrNak(value)).isEqualTo(new AethSyndrome.RnrNak(value).encode());
+            assertThat(AethSyndrome.isRnrNak(AethSyndrome.rnrNak(value))).isTrue();
+            assertThat(AethSyndrome.isRnrNak(AethSyndrome.ack(value))).isFalse();
+        }
+        for (NakCode code : NakCode.values()) {
+            assertThat(AethSyndrome.nak(code)).isEqualTo(new AethSyndrome.Nak(code).encode());
+            assertThat(AethSyndrome.isRnrNak(AethSyndrome.nak(code))).isFalse();
+            assertThat(AethSyndrome.isAck(AethSyndrome.nak(code))).isFalse();
+        }
+        assertThat(AethSyndrome.ack(AethSyndrome.Ack.INVALID_CREDIT_COUNT)).as("rxe AETH_ACK_UNLIMITED").isEqualTo(0x1F);
+        assertThat(AethSyndrome.isRnrNak(0xA0)).as("reserved bit 7 set").isFalse();
+    }
 }

@@ -94,23 +94,51 @@ class OpcodeTableTest {
     }
 
     @Test
-    void packetsThatTakeAReceiveWqeMatchRxeRwrMask() {
-        // rxe_opcode.c: RXE_RWR_MASK marks the packet at which the responder takes the receive WQE.
-        Set<Opcode> rxeRwr = EnumSet.of(Opcode.RC_SEND_FIRST, Opcode.RC_SEND_ONLY, Opcode.RC_SEND_ONLY_WITH_IMMEDIATE,
-                Opcode.RC_SEND_ONLY_WITH_INVALIDATE, Opcode.RC_RDMA_WRITE_LAST_WITH_IMMEDIATE,
-                Opcode.RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE, Opcode.UC_SEND_FIRST, Opcode.UC_SEND_ONLY,
-                Opcode.UC_SEND_ONLY_WITH_IMMEDIATE, Opcode.UC_RDMA_WRITE_LAST_WITH_IMMEDIATE,
-                Opcode.UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE, Opcode.UD_SEND_ONLY, Opcode.UD_SEND_ONLY_WITH_IMMEDIATE);
-        Set<Opcode> ours = EnumSet.noneOf(Opcode.class);
+    void atPositionGivesThePacketsOfTheSameMessage() {
+        assertThat(Opcode.RC_SEND_ONLY_WITH_IMMEDIATE.at(Position.FIRST)).isEqualTo(Opcode.RC_SEND_FIRST);
+        assertThat(Opcode.RC_SEND_ONLY_WITH_IMMEDIATE.at(Position.MIDDLE)).isEqualTo(Opcode.RC_SEND_MIDDLE);
+        assertThat(Opcode.RC_SEND_ONLY_WITH_IMMEDIATE.at(Position.LAST)).isEqualTo(Opcode.RC_SEND_LAST_WITH_IMMEDIATE);
+        assertThat(Opcode.RC_SEND_ONLY_WITH_IMMEDIATE.at(Position.ONLY)).isEqualTo(Opcode.RC_SEND_ONLY_WITH_IMMEDIATE);
+        assertThat(Opcode.UC_SEND_ONLY.at(Position.LAST)).isEqualTo(Opcode.UC_SEND_LAST);
+        assertThat(Opcode.RC_SEND_ONLY_WITH_INVALIDATE.at(Position.LAST)).isEqualTo(Opcode.RC_SEND_LAST_WITH_INVALIDATE);
+        assertThat(Opcode.UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE.at(Position.FIRST)).isEqualTo(Opcode.UC_RDMA_WRITE_FIRST);
+        assertThat(Opcode.UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE.at(Position.LAST))
+                .isEqualTo(Opcode.UC_RDMA_WRITE_LAST_WITH_IMMEDIATE);
+        assertThat(Opcode.RC_RDMA_WRITE_FIRST.at(Position.LAST)).isEqualTo(Opcode.RC_RDMA_WRITE_LAST);
+        assertThat(Opcode.RC_RDMA_READ_RESPONSE_ONLY.at(Position.MIDDLE)).isEqualTo(Opcode.RC_RDMA_READ_RESPONSE_MIDDLE);
+        assertThat(Opcode.RC_FETCH_ADD.at(Position.ONLY)).isEqualTo(Opcode.RC_FETCH_ADD);
+        org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+                .isThrownBy(() -> Opcode.RC_COMPARE_SWAP.at(Position.FIRST));
+        org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+                .isThrownBy(() -> Opcode.UD_SEND_ONLY.at(Position.MIDDLE));
         for (Opcode opcode : Opcode.values()) {
-            boolean transportRxeHas = opcode.transport() == Transport.RC || opcode.transport() == Transport.UC
-                    || opcode.transport() == Transport.UD;
-            if (transportRxeHas && opcode.consumesReceiveWqe()
-                    && (opcode.kind() == OperationKind.SEND ? opcode.position().startsMessage() : opcode.hasImmediate())) {
-                ours.add(opcode);
-            }
+            assertThat(opcode.at(opcode.position())).as("%s at its own position", opcode).isEqualTo(opcode);
         }
-        assertThat(ours).isEqualTo(rxeRwr);
+    }
+
+    @Test
+    void ofIsFindForLegalPairsAndRefusesIllegalOnes() {
+        for (Opcode opcode : Opcode.values()) {
+            assertThat(Opcode.of(opcode.transport(), opcode.operation())).isSameAs(opcode);
+        }
+        org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+                .isThrownBy(() -> Opcode.of(Transport.UD, Operation.RDMA_WRITE_ONLY));
+        org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+                .isThrownBy(() -> Opcode.of(Transport.CNP, Operation.SEND_MIDDLE));
+    }
+
+    @Test
+    void positionOfPacketIndexAndPacketCountFollowIbta94() {
+        assertThat(Position.of(0, 1)).isEqualTo(Position.ONLY);
+        assertThat(Position.of(0, 3)).isEqualTo(Position.FIRST);
+        assertThat(Position.of(1, 3)).isEqualTo(Position.MIDDLE);
+        assertThat(Position.of(2, 3)).isEqualTo(Position.LAST);
+        assertThat(Position.of(1, 2)).isEqualTo(Position.LAST);
+        assertThat(Position.packetCount(0, 1024)).isEqualTo(1);
+        assertThat(Position.packetCount(1, 1024)).isEqualTo(1);
+        assertThat(Position.packetCount(1024, 1024)).isEqualTo(1);
+        assertThat(Position.packetCount(1025, 1024)).isEqualTo(2);
+        assertThat(Position.packetCount(1L << 31, 4096)).isEqualTo(1 << 19);
     }
 
     @Test

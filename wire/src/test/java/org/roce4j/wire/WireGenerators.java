@@ -124,12 +124,17 @@ final class WireGenerators {
 
     /** Whole frames over IPv4 or IPv6; the UDP checksum is 0 (the encoder fills it in for IPv6). */
     static Gen<RoceFrame> frames(Gen<IpHeader> ipHeaders, int maxPayload) {
+        return frames(ipHeaders, packets(maxPayload));
+    }
+
+    /** Whole frames over IPv4 or IPv6 carrying {@code packets}. */
+    static Gen<RoceFrame> frames(Gen<IpHeader> ipHeaders, Gen<RocePacket> packets) {
         return in -> {
             IpHeader ip = ipHeaders.generate(in);
             int etherType = ip.version() == 4 ? EthernetHeader.ETHERTYPE_IPV4 : EthernetHeader.ETHERTYPE_IPV6;
             EthernetHeader ethernet = new EthernetHeader(macs().generate(in), macs().generate(in), vlans().generate(in), etherType);
             UdpHeader udp = UdpHeader.toRocePort(integers().between(0, 0xFFFF).generate(in));
-            return new RoceFrame(ethernet, ip, udp, packets(maxPayload).generate(in));
+            return new RoceFrame(ethernet, ip, udp, packets.generate(in));
         };
     }
 

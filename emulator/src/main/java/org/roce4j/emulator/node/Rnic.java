@@ -3,8 +3,6 @@ package org.roce4j.emulator.node;
 import org.roce4j.emulator.DeviceProfile;
 import org.roce4j.emulator.ExternalLink;
 import org.roce4j.emulator.RnicCounter;
-import org.roce4j.emulator.transport.FrameWriter;
-import org.roce4j.emulator.transport.NetworkOrder;
 import org.roce4j.emulator.verbs.DeviceLimits;
 import org.roce4j.emulator.verbs.EmulatedDevice;
 import org.roce4j.emulator.verbs.EmulatedQp;
@@ -38,6 +36,7 @@ import org.roce4j.wire.DropReason;
 import org.roce4j.wire.IcrcStatus;
 import org.roce4j.wire.MacAddress;
 import org.roce4j.wire.PacketInfo;
+import org.roce4j.wire.PacketWriter;
 import org.roce4j.wire.Transport;
 
 /**
@@ -57,6 +56,9 @@ public final class Rnic implements Agent, FrameReceiver {
      */
     public static final int READ_QUEUE_HIGH = 256;
     static final int READ_QUEUE_LOW = READ_QUEUE_HIGH / 2;
+    /** rxe: RXE_ROCE_V2_SPORT, the base of the dynamic port range the source ports hash into. */
+    static final int SOURCE_PORT_BASE = 0xC000;
+    private static final int GOLDEN_RATIO_32 = 0x61C88647;
 
     public final String name;
     public final MacAddress mac;
@@ -71,24 +73,25 @@ public final class Rnic implements Agent, FrameReceiver {
     /** The QPN of QP slot 0, from the {@link KeySource}: 17 on the deterministic fabric, random elsewhere. */
     private final int qpnBase;
     public final EmulatedDevice device;
-    public final FrameWriter frameWriter;
     /** The transmit buffer every frame is built in; the fabric copies on transmit. */
     public final byte[] tx = new byte[Fabric.MAX_FRAME_LENGTH];
+    private final PacketWriter writer = new PacketWriter();
+    /** The UDP source port of every frame, or -1 for the QP's (rxe's per-QP flow). */
+    private final int fixedSourcePort;
+    /** Identification 0 on every IPv4 frame (what Linux sends for a DF datagram of an unconnected socket). */
+    private final boolean zeroIpv4Identification;
+    private int ipv4Identification;
     private final PacketInfo rx = new PacketInfo();
     private final NeighborTable neighbors;
     private final FabricPort port;
     private final long[] counters = new long[RnicCounter.values().length];
     private final long[] decodeDrops = new long[DropReason.values().length];
-    /** The IPv4 address (GID 1's), valid when {@link #hasIpv4}. */
-    private final int ipv4;
-    private final boolean hasIpv4;
+    /** The IPv4 address (GID 1's), or null when no GID is IPv4-mapped. */
+    private final byte[] ipv4;
     /** The IPv6 addresses among the GIDs besides GID 0's fe80::EUI-64, which is checked by the node GUID. */
     private final byte[][] ipv6;
     /** The link frames take instead of the fabric's switch, or null (in-process). */
     private final ExternalLink link;
-    /** Where the IP header of the packet being received starts in its buffer, and its version. */
-    private int rxIpOffset = -1;
-    private int rxIpVersion;
 
     private EmulatedQp[] qps = new EmulatedQp[8];
     private int liveQps;
@@ -125,25 +128,22 @@ public final class Rnic implements Agent, FrameReceiver {
         this.nodeGuid = GidTable.eui64(mac);
         this.deviceAttr = DeviceLimits.deviceAttr(nodeGuid);
         this.portAttr = DeviceLimits.portAttr(activeMtu);
-        this.frameWriter = link == null ? new FrameWriter(mac.value())
-                : new FrameWriter(mac.value(), link.udpSourcePort(), link.zeroIpv4Identification());
-        int v4 = 0;
-        boolean anyIpv4 = false;
+        this.fixedSourcePort = link == null ? -1 : link.udpSourcePort();
+        this.zeroIpv4Identification = link != null && link.zeroIpv4Identification();
+        byte[] v4 = null;
         List<byte[]> v6 = new ArrayList<>();
         for (int i = 0; i < gids.size(); i++) {
             Gid gid = gids.get(i);
             byte[] raw = gid.raw();
             if (gid.isIpv4Mapped()) {
-                if (!anyIpv4) {
-                    v4 = NetworkOrder.i32(raw, 12);
-                    anyIpv4 = true;
+                if (v4 == null) {
+                    v4 = Arrays.copyOfRange(raw, 12, 16);
                 }
             } else {
                 v6.add(raw);
             }
         }
         this.ipv4 = v4;
-        this.hasIpv4 = anyIpv4;
         this.ipv6 = v6.toArray(new byte[0][]);
         this.device = new EmulatedDevice(this);
         if (link == null) {
@@ -322,7 +322,7 @@ public final class Rnic implements Agent, FrameReceiver {
             count(RnicCounter.DROPPED_WRONG_TRANSPORT);
             return;
         }
-        deliver(packet, packet.ipOffset(), packet.ipVersion(), nowNanos);
+        deliver(packet, nowNanos);
     }
 
     /**
@@ -340,13 +340,12 @@ public final class Rnic implements Agent, FrameReceiver {
                 decodeDrops[DropReason.BAD_ICRC.ordinal()]++;
                 return;
             }
-            if (!packet.parseUdpPayload(buffer, bthOffset, end - bthOffset)) {
+            if (!packet.parseUdpPayload(buffer, ipOffset, bthOffset, end - bthOffset)) {
                 count(RnicCounter.DROPPED_MALFORMED);
                 decodeDrops[packet.dropReason().ordinal()]++;
                 return;
             }
-            int version = (buffer[ipOffset] & 0xF0) >>> 4;
-            if (!isAddressedToUs(buffer, ipOffset, version)) {
+            if (!isAddressedToUs(packet)) {
                 count(RnicCounter.DROPPED_NOT_OUR_GID);
                 return;
             }
@@ -354,46 +353,27 @@ public final class Rnic implements Agent, FrameReceiver {
                 count(RnicCounter.DROPPED_WRONG_TRANSPORT);
                 return;
             }
-            deliver(packet, ipOffset, version, nowNanos);
+            deliver(packet, nowNanos);
         });
         fabric.runNow(); // the responder may owe an ACK, the requester may have room again: send them now
     }
 
-    private void deliver(PacketInfo packet, int ipOffset, int ipVersion, long nowNanos) {
+    private void deliver(PacketInfo packet, long nowNanos) {
         EmulatedQp qp = qp(packet.destQp());
         if (qp == null) {
             count(RnicCounter.DROPPED_UNKNOWN_QP);
             return;
         }
-        rxIpOffset = ipOffset;
-        rxIpVersion = ipVersion;
-        try {
-            qp.receive(packet, nowNanos);
-        } finally {
-            rxIpOffset = -1;
-        }
-    }
-
-    /** Where the IP header of the packet being received starts in {@link PacketInfo#buffer()}. */
-    public int receivedIpOffset() {
-        return rxIpOffset;
-    }
-
-    /** 4 or 6: the IP version of the packet being received. */
-    public int receivedIpVersion() {
-        return rxIpVersion;
+        qp.receive(packet, nowNanos);
     }
 
     /** rxe_recv.c {@code rxe_chk_dgid}: the destination IP must be one of the port's GIDs. */
     private boolean isAddressedToUs(PacketInfo packet) {
-        return isAddressedToUs(packet.buffer(), packet.ipOffset(), packet.ipVersion());
-    }
-
-    private boolean isAddressedToUs(byte[] b, int ipOffset, int ipVersion) {
-        if (ipVersion == 4) {
-            return hasIpv4 && NetworkOrder.i32(b, ipOffset + 16) == ipv4;
+        byte[] b = packet.buffer();
+        int dst = packet.ipDestinationOffset();
+        if (packet.ipVersion() == 4) {
+            return ipv4 != null && Arrays.equals(b, dst, dst + 4, ipv4, 0, 4);
         }
-        int dst = ipOffset + 24;
         // Every IPv6 GID, GID 0 too: an interface's link-local address is the MAC's EUI-64 only by
         // default — stable-privacy addresses, or a bridge whose MAC changed when ports joined, differ.
         for (byte[] address : ipv6) {
@@ -402,6 +382,34 @@ public final class Rnic implements Agent, FrameReceiver {
             }
         }
         return false;
+    }
+
+    /** rxe_qp.c: {@code RXE_ROCE_V2_SPORT + (hash_32_generic(qpn, 14) & 0x3fff)}, one UDP flow per QP. */
+    public static int sourcePortOf(int qpn) {
+        return SOURCE_PORT_BASE + (((qpn * GOLDEN_RATIO_32) >>> (32 - 14)) & 0x3FFF);
+    }
+
+    /**
+     * Starts a frame in {@link #tx} along {@code path}, as rxe's {@code rxe_prepare} and
+     * {@code prepare4}/{@code prepare6} build an skb: Ethernet from this port, then IPv4 (DF set,
+     * Identification from a per-node counter — or 0 where the link says so — TOS and TTL from the
+     * address vector) or IPv6, then UDP to port 4791 from the QP's source port (or the link's).
+     * The caller goes on with the BTH and finishes the frame; {@link #transmit} sends it.
+     */
+    public PacketWriter beginFrame(NetworkPath path, int sourcePort) {
+        writer.ethernet(tx, 0, destinationMac(path), mac.value());
+        if (path.ipv6) {
+            writer.ipv6(path.trafficClass, path.flowLabel, path.hopLimit, path.sourceIp, path.destinationIp);
+        } else {
+            int identification = 0;
+            if (!zeroIpv4Identification) {
+                identification = ipv4Identification;
+                ipv4Identification = (ipv4Identification + 1) & 0xFFFF;
+            }
+            // DF: RoCEv2 packets are never fragmented.
+            writer.ipv4(path.trafficClass, identification, true, path.hopLimit, path.sourceIp, path.destinationIp);
+        }
+        return writer.udp(fixedSourcePort >= 0 ? fixedSourcePort : sourcePort);
     }
 
     /** Sends the frame built in {@link #tx}. */

@@ -296,7 +296,7 @@ public final class Completer {
         long offset = (long) index * mtu;
         long expectedLength = Math.min(mtu, wqe.length - offset);
         Position position = packet.opcode().position();
-        if (position != Opcodes.position(index, wqe.packets) || packet.payloadLength() != expectedLength) {
+        if (position != Position.of(index, wqe.packets) || packet.payloadLength() != expectedLength) {
             fail(wqe, WcStatus.BAD_RESP_ERR); // rxe check_ack: a response that does not fit the request
             return;
         }

@@ -8,6 +8,7 @@ import org.roce4j.emulator.verbs.DeviceLimits;
 import org.roce4j.emulator.verbs.EmulatedQp;
 import org.roce4j.verbs.AccessFlag;
 import org.roce4j.verbs.AsyncEventType;
+import org.roce4j.wire.AethSyndrome;
 import org.roce4j.wire.NakCode;
 import org.roce4j.wire.OperationKind;
 import org.roce4j.wire.PacketInfo;
@@ -168,7 +169,7 @@ public final class ReadReplies {
      */
     private void fail(ReadAtomicResource res, NakCode nak, AsyncEventType event) {
         active = null;
-        out.sendAcknowledge(responder.msn, 0x60 | nak.code(), Psn.add(res.firstPsn, res.nextIndex));
+        out.sendAcknowledge(responder.msn, AethSyndrome.nak(nak), Psn.add(res.firstPsn, res.nextIndex));
         qp.raise(event);
         qp.enterError();
     }

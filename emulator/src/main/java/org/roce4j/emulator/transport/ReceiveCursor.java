@@ -1,10 +1,18 @@
 package org.roce4j.emulator.transport;
 
+import java.util.Arrays;
+import org.roce4j.emulator.verbs.MemoryRegionTable;
+import org.roce4j.wire.PacketInfo;
+
 /**
  * The receive WQE a responder is filling, like rxe's {@code qp->resp.wqe} with its DMA state: the
  * SGEs and how many bytes the message has placed so far.
  */
 public final class ReceiveCursor {
+    /** A UD receive starts with a GRH of this many bytes (IBTA 11.4.1.1). */
+    static final int GRH_LENGTH = 40;
+
+    private final byte[] grh = new byte[GRH_LENGTH];
     long wrId;
     int numSge;
     final long[] sgeAddress;
@@ -32,5 +40,21 @@ public final class ReceiveCursor {
         }
         written = 0;
         active = true;
+    }
+
+    /**
+     * Places the GRH a UD receive starts with (IBTA 11.4.1.1): over IPv6 the IPv6 header; over
+     * IPv4, as rxe (rxe_resp.c: send_data_in, roce4grh) and hardware place it, 20 zero bytes and
+     * then the IPv4 header. Returns {@link SgeCopy}'s result.
+     */
+    int placeGrh(PacketInfo p, MemoryRegionTable regions, Object pd) {
+        int ipLength = p.ipHeaderLength();
+        Arrays.fill(grh, 0, GRH_LENGTH - ipLength, (byte) 0);
+        System.arraycopy(p.buffer(), p.ipOffset(), grh, GRH_LENGTH - ipLength, ipLength);
+        int result = SgeCopy.scatter(regions, pd, sgeAddress, sgeLength, sgeLkey, 0, numSge, 0, grh, 0, GRH_LENGTH);
+        if (result == SgeCopy.OK) {
+            written = GRH_LENGTH;
+        }
+        return result;
     }
 }

@@ -16,6 +16,7 @@ import org.roce4j.verbs.WrOpcode;
 import org.roce4j.wire.HeaderType;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.Operation;
+import org.roce4j.wire.PacketWriter;
 import org.roce4j.wire.Position;
 import org.roce4j.wire.Psn;
 import org.roce4j.wire.Transport;
@@ -31,25 +32,21 @@ import org.roce4j.wire.Transport;
  * starts.
  */
 public final class Requester {
-    private static final Operation[][] OPERATIONS = new Operation[WrOpcode.values().length][Position.values().length];
+    /**
+     * The operation each work request's message is when it fits one packet; {@link Opcode#at} gives
+     * its FIRST/MIDDLE/LAST packets from the opcode table (what rxe_req.c {@code next_opcode} spells out).
+     */
+    private static final Operation[] ONLY_OPERATION = new Operation[WrOpcode.values().length];
 
     static {
-        put(WrOpcode.SEND, Operation.SEND_FIRST, Operation.SEND_MIDDLE, Operation.SEND_LAST, Operation.SEND_ONLY);
-        put(WrOpcode.SEND_WITH_IMM, Operation.SEND_FIRST, Operation.SEND_MIDDLE,
-                Operation.SEND_LAST_WITH_IMMEDIATE, Operation.SEND_ONLY_WITH_IMMEDIATE);
-        put(WrOpcode.SEND_WITH_INV, Operation.SEND_FIRST, Operation.SEND_MIDDLE,
-                Operation.SEND_LAST_WITH_INVALIDATE, Operation.SEND_ONLY_WITH_INVALIDATE);
-        put(WrOpcode.RDMA_WRITE, Operation.RDMA_WRITE_FIRST, Operation.RDMA_WRITE_MIDDLE,
-                Operation.RDMA_WRITE_LAST, Operation.RDMA_WRITE_ONLY);
-        put(WrOpcode.RDMA_WRITE_WITH_IMM, Operation.RDMA_WRITE_FIRST, Operation.RDMA_WRITE_MIDDLE,
-                Operation.RDMA_WRITE_LAST_WITH_IMMEDIATE, Operation.RDMA_WRITE_ONLY_WITH_IMMEDIATE);
-    }
-
-    private static void put(WrOpcode wr, Operation first, Operation middle, Operation last, Operation only) {
-        OPERATIONS[wr.ordinal()][Position.FIRST.ordinal()] = first;
-        OPERATIONS[wr.ordinal()][Position.MIDDLE.ordinal()] = middle;
-        OPERATIONS[wr.ordinal()][Position.LAST.ordinal()] = last;
-        OPERATIONS[wr.ordinal()][Position.ONLY.ordinal()] = only;
+        ONLY_OPERATION[WrOpcode.SEND.ordinal()] = Operation.SEND_ONLY;
+        ONLY_OPERATION[WrOpcode.SEND_WITH_IMM.ordinal()] = Operation.SEND_ONLY_WITH_IMMEDIATE;
+        ONLY_OPERATION[WrOpcode.SEND_WITH_INV.ordinal()] = Operation.SEND_ONLY_WITH_INVALIDATE;
+        ONLY_OPERATION[WrOpcode.RDMA_WRITE.ordinal()] = Operation.RDMA_WRITE_ONLY;
+        ONLY_OPERATION[WrOpcode.RDMA_WRITE_WITH_IMM.ordinal()] = Operation.RDMA_WRITE_ONLY_WITH_IMMEDIATE;
+        ONLY_OPERATION[WrOpcode.RDMA_READ.ordinal()] = Operation.RDMA_READ_REQUEST;
+        ONLY_OPERATION[WrOpcode.ATOMIC_CMP_AND_SWP.ordinal()] = Operation.COMPARE_SWAP;
+        ONLY_OPERATION[WrOpcode.ATOMIC_FETCH_AND_ADD.ordinal()] = Operation.FETCH_ADD;
     }
 
     private final EmulatedQp qp;
@@ -217,7 +214,7 @@ public final class Requester {
             wqe.state = WqeState.DONE;
             return true;
         }
-        wqe.packets = opcode.isAtomic() ? 1 : Opcodes.packets(wqe.length, mtu);
+        wqe.packets = opcode.isAtomic() ? 1 : Position.packetCount(wqe.length, mtu);
         wqe.firstPsn = window.nextPsn;
         wqe.lastPsn = Psn.add(window.nextPsn, wqe.packets - 1);
         wqe.state = WqeState.PENDING;
@@ -241,20 +238,20 @@ public final class Requester {
         int payload;
         long offset;
         boolean last;
+        Opcode message = Opcode.of(transport, ONLY_OPERATION[wr.ordinal()]);
         if (wr == WrOpcode.RDMA_READ) {
-            opcode = Opcodes.of(transport, Operation.RDMA_READ_REQUEST);
+            opcode = message;
             offset = (long) packetIndex * mtu;
             payload = 0;
             last = true;
         } else if (wr.isAtomic()) {
-            opcode = Opcodes.of(transport,
-                    wr == WrOpcode.ATOMIC_CMP_AND_SWP ? Operation.COMPARE_SWAP : Operation.FETCH_ADD);
+            opcode = message;
             offset = 0;
             payload = 0;
             last = true;
         } else {
-            Position position = Opcodes.position(packetIndex, wqe.packets);
-            opcode = Opcodes.of(transport, OPERATIONS[wr.ordinal()][position.ordinal()]);
+            Position position = Position.of(packetIndex, wqe.packets);
+            opcode = message.at(position);
             offset = (long) packetIndex * mtu;
             payload = (int) Math.min(mtu, wqe.length - offset);
             last = position.endsMessage();
@@ -269,12 +266,11 @@ public final class Requester {
         boolean solicited = last && (wqe.flags & SendFlag.SOLICITED.bit()) != 0 && (wr.isSend() || wr.hasImmediate());
         NetworkPath path = qp.type == QpType.UD ? wqe.udPath : qp.path;
         int destQp = qp.type == QpType.UD ? wqe.remoteQpn : qp.destQpn;
+        PacketWriter frame = rnic.beginFrame(path, qp.sourcePort).bth(opcode, destQp, psn)
+                .solicitedEvent(solicited).ackReq(ackReq);
+        writeExtensionHeaders(frame, opcode, wqe, offset);
         byte[] b = rnic.tx;
-        int bth = rnic.frameWriter.writeNetworkHeaders(b, path, rnic.destinationMac(path), qp.sourcePort,
-                FrameWriter.transportLength(opcode, payload));
-        FrameWriter.writeBth(b, bth, opcode, solicited, payload, destQp, ackReq, psn);
-        writeExtensionHeaders(b, bth, opcode, wqe, offset);
-        int payloadAt = bth + opcode.headersLength();
+        int payloadAt = frame.payloadOffset();
         if (payload > 0) {
             int copied = wqe.inline
                     ? copyInline(wqe, seq, offset, b, payloadAt, payload)
@@ -291,8 +287,7 @@ public final class Requester {
                 return;
             }
         }
-        int length = rnic.frameWriter.finish(b, path.ipv6, payloadAt + payload, payload);
-        rnic.transmit(length);
+        rnic.transmit(frame.finish(payload));
         if (Psn.compare(psn, freshPsn) < 0) {
             rnic.count(RnicCounter.RETRANSMITTED_PACKETS);
         }
@@ -319,33 +314,24 @@ public final class Requester {
         }
     }
 
-    private void writeExtensionHeaders(byte[] b, int bth, Opcode opcode, SendWqe wqe, long offset) {
+    private void writeExtensionHeaders(PacketWriter frame, Opcode opcode, SendWqe wqe, long offset) {
         if (opcode.has(HeaderType.DETH)) {
-            int at = bth + opcode.offsetOf(HeaderType.DETH);
             // IBTA 10.2.5 (Q_Keys; its compliance number is not quoted in any public source we could check):
             // a Q_Key with the high bit set means "use the QP's own Q_Key".
-            NetworkOrder.i32(b, at, wqe.remoteQkey < 0 ? qp.qkey : wqe.remoteQkey);
-            NetworkOrder.i32(b, at + 4, qp.qpn & 0xFFFFFF);
+            frame.deth(wqe.remoteQkey < 0 ? qp.qkey : wqe.remoteQkey, qp.qpn & 0xFFFFFF);
         }
         if (opcode.has(HeaderType.RETH)) {
-            int at = bth + opcode.offsetOf(HeaderType.RETH);
-            NetworkOrder.i64(b, at, wqe.remoteAddr + offset);
-            NetworkOrder.i32(b, at + 8, wqe.rkey);
-            NetworkOrder.i32(b, at + 12, (int) (wqe.length - offset));
+            frame.reth(wqe.remoteAddr + offset, wqe.rkey, (int) (wqe.length - offset));
         }
         if (opcode.has(HeaderType.ATOMIC_ETH)) {
-            int at = bth + opcode.offsetOf(HeaderType.ATOMIC_ETH);
-            NetworkOrder.i64(b, at, wqe.remoteAddr);
-            NetworkOrder.i32(b, at + 8, wqe.rkey);
             boolean swap = wqe.opcode == WrOpcode.ATOMIC_CMP_AND_SWP;
-            NetworkOrder.i64(b, at + 12, swap ? wqe.swap : wqe.compareAdd);
-            NetworkOrder.i64(b, at + 20, swap ? wqe.compareAdd : 0);
+            frame.atomicEth(wqe.remoteAddr, wqe.rkey, swap ? wqe.swap : wqe.compareAdd, swap ? wqe.compareAdd : 0);
         }
         if (opcode.has(HeaderType.IMM_DT)) {
-            NetworkOrder.i32(b, bth + opcode.offsetOf(HeaderType.IMM_DT), wqe.immData);
+            frame.immediate(wqe.immData);
         }
         if (opcode.has(HeaderType.IETH)) {
-            NetworkOrder.i32(b, bth + opcode.offsetOf(HeaderType.IETH), wqe.invalidateRkey);
+            frame.invalidate(wqe.invalidateRkey);
         }
     }
 

@@ -12,6 +12,7 @@ import org.roce4j.verbs.QpType;
 import org.roce4j.verbs.WcFlag;
 import org.roce4j.verbs.WcOpcode;
 import org.roce4j.verbs.WcStatus;
+import org.roce4j.wire.AethSyndrome;
 import org.roce4j.wire.HeaderType;
 import org.roce4j.wire.NakCode;
 import org.roce4j.wire.Opcode;
@@ -44,7 +45,8 @@ import org.roce4j.wire.Psn;
  * counted (a receive WQE already taken is kept for the next message, as rxe's class D1).
  */
 public final class Responder {
-    enum State {
+    /** rxe_resp.c {@code enum resp_states}: where a request is in its checks, execution and answer. */
+    enum RespState {
         CHECK_PSN, CHECK_OP_SEQ, CHECK_OP_VALID, CHECK_RESOURCE, CHECK_LENGTH, CHECK_RKEY, EXECUTE,
         READ_REPLY, ATOMIC_REPLY, COMPLETE, ACKNOWLEDGE, CLEANUP, DUPLICATE_REQUEST,
         ERR_PSN_OUT_OF_SEQ, ERR_MISSING_OPCODE_FIRST, ERR_MISSING_OPCODE_LAST, ERR_UNSUPPORTED_OPCODE,
@@ -52,10 +54,6 @@ public final class Responder {
         ERR_INVALIDATE_RKEY, ERR_RECEIVE_TOO_SMALL, ERR_RECEIVE_PROTECTION, ERR_MEMORY_FAULT, ERR_DROP_MESSAGE, DONE
     }
 
-    private static final int NO_MESSAGE = 0;
-    private static final int IN_SEND = 1;
-    private static final int IN_WRITE = 2;
-    static final int GRH_LENGTH = 40;
     /**
      * An RC request is answered only when its PSN lies in [expected - W, expected + W), or inside the
      * PSNs of a saved READ/atomic (whose duplicates are replayed); anything else is dropped and
@@ -71,24 +69,24 @@ public final class Responder {
     private final EmulatedQp qp;
     private final Rnic rnic;
     final ReceiveCursor cursor;
-    private final byte[] grh = new byte[GRH_LENGTH];
     private final ResponsePackets out;
     /** The READ responses owed, sent as the link has room. */
     public final ReadReplies reads;
+    private final DuplicateRequests duplicates;
 
     /** The PSN expected next (rxe {@code resp.psn}). */
     public int expectedPsn;
     /** Messages completed (IBTA 9.7.5.1.3, the MSN every AETH carries). */
     int msn;
     private boolean sentPsnNak;
-    private int message = NO_MESSAGE;
+    /** The kind of the multi-packet message in progress (SEND or RDMA_WRITE), null between messages (rxe {@code resp.opcode}). */
+    private OperationKind message;
     private boolean dropMessage;
     private MemoryRegion target;
     private long targetVa;
     private long targetResid;
     private long targetLength;
-    private ReadAtomicResource[] resources = new ReadAtomicResource[0];
-    private int nextResource;
+    private final ReadAtomicResources resources = new ReadAtomicResources();
 
     // What the packet being processed led to.
     private int nakSyndrome;
@@ -103,6 +101,7 @@ public final class Responder {
         this.cursor = new ReceiveCursor(maxSge);
         this.out = new ResponsePackets(qp);
         this.reads = new ReadReplies(qp, this, out);
+        this.duplicates = new DuplicateRequests(qp, this, out, reads, resources);
     }
 
     /** Sends the coalesced ACK owed, if any; the duty cycle calls this. */
@@ -115,26 +114,19 @@ public final class Responder {
     }
 
     public void resizeResources(int count) {
-        if (count != resources.length) {
-            resources = new ReadAtomicResource[count];
-            nextResource = 0;
-        }
+        resources.resize(count);
     }
 
     public void reset() {
         cursor.active = false;
-        message = NO_MESSAGE;
+        message = null;
         dropMessage = false;
         sentPsnNak = false;
         target = null;
         out.forget();
         reads.stop();
         msn = 0;
-        for (ReadAtomicResource r : resources) {
-            if (r != null) {
-                r.used = false;
-            }
-        }
+        resources.clear();
     }
 
     /** The QP entered the error state: the WQE being filled is flushed (IBTA 10.3.1). */
@@ -155,8 +147,8 @@ public final class Responder {
         wqeStatus = WcStatus.SUCCESS;
         goToError = false;
         errorEvent = null;
-        State state = State.CHECK_PSN;
-        while (state != State.DONE) {
+        RespState state = RespState.CHECK_PSN;
+        while (state != RespState.DONE) {
             state = switch (state) {
                 case CHECK_PSN -> checkPsn(p);
                 case CHECK_OP_SEQ -> checkOpSequence(p);
@@ -170,53 +162,56 @@ public final class Responder {
                 case COMPLETE -> complete(p);
                 case ACKNOWLEDGE -> acknowledge(p);
                 case CLEANUP -> cleanup();
-                case DUPLICATE_REQUEST -> duplicateRequest(p);
+                case DUPLICATE_REQUEST -> {
+                    duplicates.answer(p);
+                    yield RespState.CLEANUP;
+                }
                 case ERR_PSN_OUT_OF_SEQ -> {
-                    out.sendAcknowledge(msn, 0x60 | NakCode.PSN_SEQUENCE_ERROR.code(), expectedPsn);
-                    yield State.CLEANUP;
+                    out.sendAcknowledge(msn, AethSyndrome.nak(NakCode.PSN_SEQUENCE_ERROR), expectedPsn);
+                    yield RespState.CLEANUP;
                 }
                 case ERR_MISSING_OPCODE_FIRST, ERR_MISSING_OPCODE_LAST, ERR_UNSUPPORTED_OPCODE,
                      ERR_TOO_MANY_RD_ATOMIC, ERR_MISALIGNED_ATOMIC, ERR_LENGTH, ERR_INVALIDATE_RKEY ->
                         qp.type == QpType.RC
                                 ? classC(NakCode.INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, AsyncEventType.QP_REQ_ERR)
-                                : State.ERR_DROP_MESSAGE;
+                                : RespState.ERR_DROP_MESSAGE;
                 case ERR_RNR -> receiverNotReady(p);
                 case ERR_RKEY_VIOLATION -> qp.type == QpType.RC
                         ? classC(NakCode.REMOTE_ACCESS_ERROR, WcStatus.REM_ACCESS_ERR, AsyncEventType.QP_ACCESS_ERR)
-                        : State.ERR_DROP_MESSAGE;
+                        : RespState.ERR_DROP_MESSAGE;
                 case ERR_RECEIVE_TOO_SMALL -> localError(NakCode.INVALID_REQUEST, WcStatus.LOC_LEN_ERR);
                 case ERR_RECEIVE_PROTECTION -> localError(NakCode.REMOTE_OPERATIONAL_ERROR, WcStatus.LOC_PROT_ERR);
                 case ERR_MEMORY_FAULT -> memoryFault();
                 case ERR_DROP_MESSAGE -> dropMessage();
-                case DONE -> State.DONE;
+                case DONE -> RespState.DONE;
             };
         }
     }
 
     // ---- checks, in rxe's order ------------------------------------------------------------
 
-    private State checkPsn(PacketInfo p) {
+    private RespState checkPsn(PacketInfo p) {
         int psn = p.psn();
         switch (qp.type) {
             case RC -> {
                 int diff = Psn.compare(psn, expectedPsn);
-                if (diff >= RC_PSN_WINDOW || diff < -RC_PSN_WINDOW && !isInSavedResource(psn)) {
+                if (diff >= RC_PSN_WINDOW || diff < -RC_PSN_WINDOW && !resources.contains(psn)) {
                     rnic.count(RnicCounter.DROPPED_PSN_OUT_OF_WINDOW);
-                    return State.CLEANUP;
+                    return RespState.CLEANUP;
                 }
                 if (diff > 0) {
                     // IBTA 9.7.5.1.2, rxe_resp.c: check_psn (sent_psn_nak): NAK a sequence error once, then drop
                     // until the retry arrives.
                     if (sentPsnNak) {
-                        return State.CLEANUP;
+                        return RespState.CLEANUP;
                     }
                     sentPsnNak = true;
                     rnic.count(RnicCounter.OUT_OF_SEQUENCE_REQUESTS);
-                    return State.ERR_PSN_OUT_OF_SEQ;
+                    return RespState.ERR_PSN_OUT_OF_SEQ;
                 }
                 if (diff < 0) {
                     rnic.count(RnicCounter.DUPLICATE_REQUESTS);
-                    return State.DUPLICATE_REQUEST;
+                    return RespState.DUPLICATE_REQUEST;
                 }
                 sentPsnNak = false;
             }
@@ -228,41 +223,38 @@ public final class Responder {
                     boolean starts = p.opcode().position().startsMessage();
                     if (starts && Psn.compare(psn, expectedPsn) < 0) {
                         rnic.count(RnicCounter.DROPPED_PSN_OUT_OF_WINDOW);
-                        return State.CLEANUP;
+                        return RespState.CLEANUP;
                     }
                     abandonMessage();
                     if (starts) {
                         dropMessage = false;
-                        return State.CHECK_OP_SEQ;
+                        return RespState.CHECK_OP_SEQ;
                     }
-                    return State.ERR_DROP_MESSAGE;
+                    return RespState.ERR_DROP_MESSAGE;
                 }
             }
             case UD -> {
             }
         }
-        return State.CHECK_OP_SEQ;
+        return RespState.CHECK_OP_SEQ;
     }
 
-    private State checkOpSequence(PacketInfo p) {
+    private RespState checkOpSequence(PacketInfo p) {
         Opcode opcode = p.opcode();
         boolean starts = opcode.position().startsMessage();
-        boolean ok = switch (message) {
-            case IN_SEND -> opcode.kind() == OperationKind.SEND && !starts;
-            case IN_WRITE -> opcode.kind() == OperationKind.RDMA_WRITE && !starts;
-            default -> starts;
-        };
+        // rxe_resp.c check_op_seq: a message in progress goes on with its own kind, else one starts.
+        boolean ok = message == null ? starts : opcode.kind() == message && !starts;
         if (ok) {
-            return State.CHECK_OP_VALID;
+            return RespState.CHECK_OP_VALID;
         }
         if (qp.type == QpType.UC) {
             abandonMessage();
-            return starts ? State.CHECK_OP_VALID : State.ERR_DROP_MESSAGE;
+            return starts ? RespState.CHECK_OP_VALID : RespState.ERR_DROP_MESSAGE;
         }
-        return message == NO_MESSAGE ? State.ERR_MISSING_OPCODE_FIRST : State.ERR_MISSING_OPCODE_LAST;
+        return message == null ? RespState.ERR_MISSING_OPCODE_FIRST : RespState.ERR_MISSING_OPCODE_LAST;
     }
 
-    private State checkOpValid(PacketInfo p) {
+    private RespState checkOpValid(PacketInfo p) {
         OperationKind kind = p.opcode().kind();
         int needed = switch (kind) {
             case RDMA_READ_REQUEST -> AccessFlag.REMOTE_READ.bit();
@@ -272,32 +264,31 @@ public final class Responder {
             default -> -1; // FLUSH, ATOMIC WRITE: not supported by this responder
         };
         if (needed == 0) {
-            return State.CHECK_RESOURCE;
+            return RespState.CHECK_RESOURCE;
         }
         if (needed > 0 && (qp.accessFlags & needed) != 0) {
-            return State.CHECK_RESOURCE;
+            return RespState.CHECK_RESOURCE;
         }
-        return qp.type == QpType.RC ? State.ERR_UNSUPPORTED_OPCODE : State.ERR_DROP_MESSAGE;
+        return qp.type == QpType.RC ? RespState.ERR_UNSUPPORTED_OPCODE : RespState.ERR_DROP_MESSAGE;
     }
 
-    private State checkResource(PacketInfo p) {
+    private RespState checkResource(PacketInfo p) {
         Opcode opcode = p.opcode();
         OperationKind kind = opcode.kind();
         if (kind == OperationKind.RDMA_READ_REQUEST || kind == OperationKind.ATOMIC) {
-            return qp.maxDestRdAtomic > 0 ? State.CHECK_LENGTH : State.ERR_TOO_MANY_RD_ATOMIC;
+            return qp.maxDestRdAtomic > 0 ? RespState.CHECK_LENGTH : RespState.ERR_TOO_MANY_RD_ATOMIC;
         }
-        boolean takesWqe = kind == OperationKind.SEND ? opcode.position().startsMessage() : opcode.hasImmediate();
-        if (takesWqe && !cursor.active) {
+        if (opcode.takesReceiveWqe() && !cursor.active) {
             boolean taken = qp.srq != null ? qp.srq.take(cursor) : qp.rq.take(cursor);
             if (!taken) {
-                return State.ERR_RNR;
+                return RespState.ERR_RNR;
             }
         }
-        return State.CHECK_LENGTH;
+        return RespState.CHECK_LENGTH;
     }
 
     /** rxe {@code check_length}: every packet but the last carries exactly the MTU. */
-    private State checkLength(PacketInfo p) {
+    private RespState checkLength(PacketInfo p) {
         Opcode opcode = p.opcode();
         int payload = p.payloadLength();
         int mtu = qp.mtu();
@@ -308,17 +299,17 @@ public final class Responder {
                 case LAST -> payload == 0 || payload > mtu;
             };
             if (bad) {
-                return State.ERR_LENGTH;
+                return RespState.ERR_LENGTH;
             }
         }
         if (opcode.has(HeaderType.RETH) && Integer.toUnsignedLong(p.rethDmaLength()) > DeviceLimits.MAX_MESSAGE_LENGTH) {
-            return State.ERR_LENGTH;
+            return RespState.ERR_LENGTH;
         }
-        return State.CHECK_RKEY;
+        return RespState.CHECK_RKEY;
     }
 
     /** rxe {@code check_rkey}: key, PD, access and bounds of the whole access, before anything is written. */
-    private State checkRkey(PacketInfo p) {
+    private RespState checkRkey(PacketInfo p) {
         Opcode opcode = p.opcode();
         OperationKind kind = opcode.kind();
         int access;
@@ -334,7 +325,7 @@ public final class Responder {
                     target = null;
                     if (targetLength == 0) {
                         // IBTA 9.4.1.1 / rxe: a zero-length access needs no valid address or key.
-                        return p.payloadLength() == 0 ? State.EXECUTE : State.ERR_LENGTH;
+                        return p.payloadLength() == 0 ? RespState.EXECUTE : RespState.ERR_LENGTH;
                     }
                 }
                 rkey = first ? p.rethRkey() : 0;
@@ -348,38 +339,38 @@ public final class Responder {
                 first = true;
             }
             default -> {
-                return State.EXECUTE;
+                return RespState.EXECUTE;
             }
         }
         if (first) {
             if (rnic.memoryRegions.checkRemote(rkey, qp.pd, access, targetVa, targetResid)
                     != MemoryRegionTable.Check.OK) {
-                return State.ERR_RKEY_VIOLATION;
+                return RespState.ERR_RKEY_VIOLATION;
             }
             target = rnic.memoryRegions.find(rkey);
         } else if (target == null || target.state != MemoryRegion.State.VALID) {
-            return State.ERR_RKEY_VIOLATION; // invalidated or deregistered in the middle of the message
+            return RespState.ERR_RKEY_VIOLATION; // invalidated or deregistered in the middle of the message
         }
         if (kind == OperationKind.RDMA_WRITE) {
             int payload = p.payloadLength();
             int mtu = qp.mtu();
             if (targetResid > mtu ? payload != mtu : payload != targetResid) {
-                return State.ERR_LENGTH; // the packets must add up to the RETH's DMA length
+                return RespState.ERR_LENGTH; // the packets must add up to the RETH's DMA length
             }
         }
-        return State.EXECUTE;
+        return RespState.EXECUTE;
     }
 
     // ---- execution -------------------------------------------------------------------------
 
-    private State execute(PacketInfo p) {
+    private RespState execute(PacketInfo p) {
         Opcode opcode = p.opcode();
         OperationKind kind = opcode.kind();
         int payload = p.payloadLength();
         switch (kind) {
             case SEND -> {
                 if (qp.type == QpType.UD) {
-                    int result = placeGrh(p);
+                    int result = cursor.placeGrh(p, rnic.memoryRegions, qp.pd);
                     if (result != SgeCopy.OK) {
                         return receiveError(result);
                     }
@@ -394,72 +385,50 @@ public final class Responder {
             case RDMA_WRITE -> {
                 if (payload > 0) {
                     if (!target.store(targetVa, p.buffer(), p.payloadOffset(), payload)) {
-                        return State.ERR_MEMORY_FAULT;
+                        return RespState.ERR_MEMORY_FAULT;
                     }
                     targetVa += payload;
                     targetResid -= payload;
                 }
             }
             case RDMA_READ_REQUEST -> {
-                return State.READ_REPLY;
+                return RespState.READ_REPLY;
             }
             case ATOMIC -> {
-                return State.ATOMIC_REPLY;
+                return RespState.ATOMIC_REPLY;
             }
             default -> throw new IllegalStateException("checked in CHECK_OP_VALID: " + opcode);
         }
         if (opcode.hasInvalidate()
                 && rnic.memoryRegions.invalidate(p.invalidateRkey(), qp.pd) != MemoryRegionTable.Check.OK) {
-            return State.ERR_INVALIDATE_RKEY;
+            return RespState.ERR_INVALIDATE_RKEY;
         }
-        boolean ends = opcode.position().endsMessage();
-        if (ends) {
+        if (opcode.position().endsMessage()) {
             msn = Psn.next(msn);
-            message = NO_MESSAGE;
+            message = null;
         } else {
-            message = kind == OperationKind.SEND ? IN_SEND : IN_WRITE;
+            message = kind;
         }
         expectedPsn = Psn.next(p.psn());
-        if (ends && (kind == OperationKind.SEND || opcode.hasImmediate())) {
-            return State.COMPLETE;
+        if (opcode.completesReceiveWqe()) {
+            return RespState.COMPLETE;
         }
-        return qp.type == QpType.RC ? State.ACKNOWLEDGE : State.CLEANUP;
+        return qp.type == QpType.RC ? RespState.ACKNOWLEDGE : RespState.CLEANUP;
     }
 
-    private State receiveError(int result) {
+    private RespState receiveError(int result) {
         return switch (result) {
-            case SgeCopy.TOO_LONG -> State.ERR_RECEIVE_TOO_SMALL;
-            case SgeCopy.FAULT -> State.ERR_MEMORY_FAULT;
-            default -> State.ERR_RECEIVE_PROTECTION;
+            case SgeCopy.TOO_LONG -> RespState.ERR_RECEIVE_TOO_SMALL;
+            case SgeCopy.FAULT -> RespState.ERR_MEMORY_FAULT;
+            default -> RespState.ERR_RECEIVE_PROTECTION;
         };
     }
 
-    /**
-     * UD receives start with a 40-byte GRH (IBTA 11.4.1.1): over IPv6 the IPv6 header; over IPv4,
-     * as rxe and hardware place it, 20 zero bytes and then the IPv4 header.
-     */
-    private int placeGrh(PacketInfo p) {
-        byte[] b = p.buffer();
-        int ip = rnic.receivedIpOffset(); // the frame's, or the header an external link wrote
-        if (rnic.receivedIpVersion() == 6) {
-            System.arraycopy(b, ip, grh, 0, GRH_LENGTH);
-        } else {
-            java.util.Arrays.fill(grh, 0, 20, (byte) 0);
-            System.arraycopy(b, ip, grh, 20, 20);
-        }
-        int result = SgeCopy.scatter(rnic.memoryRegions, qp.pd, cursor.sgeAddress, cursor.sgeLength, cursor.sgeLkey,
-                0, cursor.numSge, 0, grh, 0, GRH_LENGTH);
-        if (result == SgeCopy.OK) {
-            cursor.written = GRH_LENGTH;
-        }
-        return result;
-    }
-
-    private State readReply(PacketInfo p) {
+    private RespState readReply(PacketInfo p) {
         out.flushPendingAck(msn);
         msn = Psn.next(msn); // IBTA C9-148: a READ counts as a message once it executes
-        int packets = Opcodes.packets(targetLength, qp.mtu());
-        ReadAtomicResource res = nextResource();
+        int packets = Position.packetCount(targetLength, qp.mtu());
+        ReadAtomicResource res = resources.next();
         res.atomic = false;
         res.firstPsn = p.psn();
         res.packets = packets;
@@ -468,34 +437,34 @@ public final class Responder {
         res.length = targetLength;
         res.rkey = p.rethRkey();
         expectedPsn = Psn.next(res.lastPsn);
-        message = NO_MESSAGE;
+        message = null;
         reads.start(res);
-        return State.CLEANUP;
+        return RespState.CLEANUP;
     }
 
-    private State atomicReply(PacketInfo p) {
+    private RespState atomicReply(PacketInfo p) {
         if ((targetVa & 7) != 0) {
-            return State.ERR_MISALIGNED_ATOMIC; // rxe_resp.c: atomic_reply: atomics are 8-byte aligned
+            return RespState.ERR_MISALIGNED_ATOMIC; // rxe_resp.c: atomic_reply: atomics are 8-byte aligned
         }
         out.flushPendingAck(msn);
         boolean compareSwap = p.opcode().operation() == org.roce4j.wire.Operation.COMPARE_SWAP;
         if (!target.atomic(targetVa, compareSwap, compareSwap ? p.atomicCompare() : p.atomicSwapOrAdd(),
                 p.atomicSwapOrAdd(), atomicOriginal)) {
-            return State.ERR_MEMORY_FAULT;
+            return RespState.ERR_MEMORY_FAULT;
         }
         long original = atomicOriginal[0];
         msn = Psn.next(msn);
         expectedPsn = Psn.next(p.psn());
-        ReadAtomicResource res = nextResource();
+        ReadAtomicResource res = resources.next();
         res.atomic = true;
         res.firstPsn = p.psn();
         res.lastPsn = p.psn();
         res.originalValue = original;
         out.sendAtomicAcknowledge(msn, p.psn(), original);
-        return State.CLEANUP;
+        return RespState.CLEANUP;
     }
 
-    private State complete(PacketInfo p) {
+    private RespState complete(PacketInfo p) {
         if (cursor.active) {
             cursor.active = false;
             Opcode opcode = p.opcode();
@@ -524,60 +493,30 @@ public final class Responder {
                 qp.completeReceive(cursor.wrId, wqeStatus, WcOpcode.RECV, 0, 0, 0, qp.destQpn, 0, true);
             }
         }
-        return qp.type == QpType.RC ? State.ACKNOWLEDGE : State.CLEANUP;
+        return qp.type == QpType.RC ? RespState.ACKNOWLEDGE : RespState.CLEANUP;
     }
 
     /** RC only: an error NAK goes out at once; an ACK the requester asked for is owed and coalesced. */
-    private State acknowledge(PacketInfo p) {
+    private RespState acknowledge(PacketInfo p) {
         if (qp.type != QpType.RC) {
-            return State.CLEANUP;
+            return RespState.CLEANUP;
         }
         if (nakSyndrome >= 0) {
             out.sendAcknowledge(msn, nakSyndrome, p.psn());
         } else if (p.ackReq()) {
             out.owe(p.psn());
         }
-        return State.CLEANUP;
+        return RespState.CLEANUP;
     }
 
-    private State cleanup() {
+    private RespState cleanup() {
         if (goToError) {
             if (errorEvent != null) {
                 qp.raise(errorEvent);
             }
             qp.enterError();
         }
-        return State.DONE;
-    }
-
-    /** IBTA 9.7.5.1.5 (C9-105, C9-107): re-ACK old SENDs and WRITEs, replay READs and atomics. */
-    private State duplicateRequest(PacketInfo p) {
-        OperationKind kind = p.opcode().kind();
-        int psn = p.psn();
-        if (kind == OperationKind.SEND || kind == OperationKind.RDMA_WRITE) {
-            out.sendAcknowledge(msn, ResponsePackets.ACK_UNLIMITED, Psn.add(expectedPsn, -1));
-            return State.CLEANUP;
-        }
-        ReadAtomicResource res = findResource(psn, kind == OperationKind.ATOMIC);
-        if (res == null) {
-            return State.CLEANUP; // rxe: class D, the request is dropped
-        }
-        if (res.atomic) {
-            out.sendAtomicAcknowledge(msn, psn, res.originalValue);
-            return State.CLEANUP;
-        }
-        long va = p.rethVirtualAddress();
-        long length = Integer.toUnsignedLong(p.rethDmaLength());
-        if (p.rethRkey() != res.rkey || va < res.va || va + length > res.va + res.length) {
-            return State.CLEANUP;
-        }
-        if (length > 0 && rnic.memoryRegions.checkRemote(res.rkey, qp.pd, AccessFlag.REMOTE_READ.bit(), va, length)
-                != MemoryRegionTable.Check.OK) {
-            return State.CLEANUP;
-        }
-        out.flushPendingAck(msn);
-        reads.replay(res, psn, va, length);
-        return State.CLEANUP;
+        return RespState.DONE;
     }
 
     // ---- errors ----------------------------------------------------------------------------
@@ -593,97 +532,65 @@ public final class Responder {
      * 11.6.3.1, "local work queue catastrophic error": an error that is neither an invalid request
      * nor an access violation), raised for every such fault so the owner always hears of it.
      */
-    private State memoryFault() {
+    private RespState memoryFault() {
         rnic.count(RnicCounter.MEMORY_ACCESS_ERRORS);
         if (qp.type == QpType.RC) {
-            nakSyndrome = 0x60 | NakCode.REMOTE_OPERATIONAL_ERROR.code();
+            nakSyndrome = AethSyndrome.nak(NakCode.REMOTE_OPERATIONAL_ERROR);
         }
         wqeStatus = WcStatus.LOC_QP_OP_ERR;
         goToError = true;
         errorEvent = AsyncEventType.QP_FATAL;
-        return State.COMPLETE;
+        return RespState.COMPLETE;
     }
 
     /** rxe {@code do_class_ac_error}: NAK, fail the WQE being filled, then the QP goes to error. */
-    private State classC(NakCode nak, WcStatus status, AsyncEventType event) {
-        nakSyndrome = 0x60 | nak.code();
+    private RespState classC(NakCode nak, WcStatus status, AsyncEventType event) {
+        nakSyndrome = AethSyndrome.nak(nak);
         wqeStatus = status;
         goToError = true;
         errorEvent = event;
-        return State.COMPLETE;
+        return RespState.COMPLETE;
     }
 
     /** The receive WQE itself is at fault: it completes with a local error, and RC NAKs the sender. */
-    private State localError(NakCode nak, WcStatus status) {
+    private RespState localError(NakCode nak, WcStatus status) {
         if (qp.type == QpType.RC) {
-            nakSyndrome = 0x60 | nak.code();
+            nakSyndrome = AethSyndrome.nak(nak);
         }
         wqeStatus = status;
         goToError = true;
-        return State.COMPLETE;
+        return RespState.COMPLETE;
     }
 
-    private State receiverNotReady(PacketInfo p) {
+    private RespState receiverNotReady(PacketInfo p) {
         if (qp.type == QpType.RC) {
             // IBTA 9.7.5.2.8: RNR NAK with the QP's min_rnr_timer; the requester retries this PSN.
-            out.sendAcknowledge(msn, 0x20 | (qp.minRnrTimer & 0x1F), p.psn());
-            return State.CLEANUP;
+            out.sendAcknowledge(msn, AethSyndrome.rnrNak(qp.minRnrTimer), p.psn());
+            return RespState.CLEANUP;
         }
         rnic.count(RnicCounter.DROPPED_NO_RECEIVE_WQE);
         if (qp.type == QpType.UC) {
             dropMessage = true;
         }
-        return State.CLEANUP;
+        return RespState.CLEANUP;
     }
 
     /** UC and UD answer nothing: the message is dropped and counted. */
-    private State dropMessage() {
+    private RespState dropMessage() {
         rnic.count(RnicCounter.DROPPED_UC_MESSAGE);
         if (qp.type == QpType.UC) {
             dropMessage = true;
         }
         abandonMessage();
-        return State.CLEANUP;
+        return RespState.CLEANUP;
     }
 
     /** rxe class D1: a message given up; the receive WQE it took is kept, as new, for the next one. */
     private void abandonMessage() {
-        message = NO_MESSAGE;
+        message = null;
         target = null;
         if (cursor.active) {
             cursor.written = 0;
         }
-    }
-
-    // ---- read/atomic resources -------------------------------------------------------------
-
-    private ReadAtomicResource nextResource() {
-        if (resources.length == 0) {
-            resources = new ReadAtomicResource[1];
-        }
-        int index = nextResource;
-        nextResource = (nextResource + 1) % resources.length;
-        ReadAtomicResource res = resources[index];
-        if (res == null) {
-            res = new ReadAtomicResource();
-            resources[index] = res;
-        }
-        res.used = true;
-        return res;
-    }
-
-    /** True when {@code psn} is one of a saved READ's or atomic's PSNs: a duplicate of it is replayed. */
-    private boolean isInSavedResource(int psn) {
-        return findResource(psn, false) != null || findResource(psn, true) != null;
-    }
-
-    private ReadAtomicResource findResource(int psn, boolean atomic) {
-        for (ReadAtomicResource res : resources) {
-            if (res != null && res.used && res.atomic == atomic
-                    && Psn.compare(psn, res.firstPsn) >= 0 && Psn.compare(psn, res.lastPsn) <= 0) {
-                return res;
-            }
-        }
-        return null;
     }
 }

@@ -1,16 +1,15 @@
 package org.roce4j.emulator.transport;
 
 import org.roce4j.emulator.RnicCounter;
-import org.roce4j.emulator.node.NetworkPath;
 import org.roce4j.emulator.node.Rnic;
 import org.roce4j.emulator.verbs.EmulatedQp;
 import org.roce4j.emulator.verbs.MemoryRegion;
+import org.roce4j.wire.AethSyndrome;
 import org.roce4j.wire.HeaderType;
 import org.roce4j.wire.Opcode;
-import org.roce4j.wire.Operation;
+import org.roce4j.wire.PacketWriter;
 import org.roce4j.wire.Position;
 import org.roce4j.wire.Psn;
-import org.roce4j.wire.Transport;
 
 /**
  * The packets an RC responder sends back: ACKs (coalesced: an owed ACK for the latest AckReq PSN
@@ -20,7 +19,7 @@ import org.roce4j.wire.Transport;
  */
 final class ResponsePackets {
     /** AETH syndrome of a plain ACK: credit count 31, "no credit information" (rxe AETH_ACK_UNLIMITED). */
-    static final int ACK_UNLIMITED = 0x1F;
+    static final int ACK_UNLIMITED = AethSyndrome.ack(AethSyndrome.Ack.INVALID_CREDIT_COUNT);
     /** What {@link #sendReadResponses} returns when the region's memory failed under a response. */
     static final int MEMORY_FAULT = -1;
 
@@ -62,35 +61,19 @@ final class ResponsePackets {
     }
 
     private void writeAcknowledge(int msn, int syndrome, int psn) {
-        int type = syndrome >>> 5 & 3;
-        rnic.count(type == 0 ? RnicCounter.ACKS_SENT : type == 1 ? RnicCounter.RNR_NAKS_SENT : RnicCounter.NAKS_SENT);
-        Opcode opcode = Opcode.RC_ACKNOWLEDGE;
-        int bth = beginResponse(opcode, 0, psn);
-        writeAeth(rnic.tx, bth + opcode.offsetOf(HeaderType.AETH), syndrome, msn);
-        int end = bth + opcode.headersLength();
-        rnic.transmit(rnic.frameWriter.finish(rnic.tx, qp.path.ipv6, end, 0));
+        rnic.count(AethSyndrome.isAck(syndrome) ? RnicCounter.ACKS_SENT
+                : AethSyndrome.isRnrNak(syndrome) ? RnicCounter.RNR_NAKS_SENT : RnicCounter.NAKS_SENT);
+        rnic.transmit(beginResponse(Opcode.RC_ACKNOWLEDGE, psn).aeth(syndrome, msn).finish(0));
     }
 
     void sendAtomicAcknowledge(int msn, int psn, long original) {
-        Opcode opcode = Opcode.RC_ATOMIC_ACKNOWLEDGE;
-        int bth = beginResponse(opcode, 0, psn);
-        writeAeth(rnic.tx, bth + opcode.offsetOf(HeaderType.AETH), ACK_UNLIMITED, msn);
-        NetworkOrder.i64(rnic.tx, bth + opcode.offsetOf(HeaderType.ATOMIC_ACK_ETH), original);
-        int end = bth + opcode.headersLength();
-        rnic.transmit(rnic.frameWriter.finish(rnic.tx, qp.path.ipv6, end, 0));
+        rnic.transmit(beginResponse(Opcode.RC_ATOMIC_ACKNOWLEDGE, psn).aeth(ACK_UNLIMITED, msn)
+                .atomicAckEth(original).finish(0));
     }
 
-    private int beginResponse(Opcode opcode, int payload, int psn) {
-        NetworkPath path = qp.path;
-        int bth = rnic.frameWriter.writeNetworkHeaders(rnic.tx, path, rnic.destinationMac(path), qp.sourcePort,
-                FrameWriter.transportLength(opcode, payload));
-        FrameWriter.writeBth(rnic.tx, bth, opcode, false, payload, qp.destQpn, false, psn);
-        return bth;
-    }
-
-    private static void writeAeth(byte[] b, int at, int syndrome, int msn) {
-        NetworkOrder.u8(b, at, syndrome);
-        NetworkOrder.u24(b, at + 1, msn);
+    /** A response to the QP's peer: no AckReq, no solicited event (rxe sends them clear). */
+    private PacketWriter beginResponse(Opcode opcode, int psn) {
+        return rnic.beginFrame(qp.path, qp.sourcePort).bth(opcode, qp.destQpn, psn);
     }
 
     /**
@@ -104,23 +87,15 @@ final class ResponsePackets {
         while (sent < max && res.hasMoreResponses()) {
             int i = res.nextIndex;
             int payload = (int) Math.min(mtu, res.remaining);
-            Position position = Opcodes.position(i, res.packets);
-            Opcode opcode = Opcodes.of(Transport.RC, switch (position) {
-                case FIRST -> Operation.RDMA_READ_RESPONSE_FIRST;
-                case MIDDLE -> Operation.RDMA_READ_RESPONSE_MIDDLE;
-                case LAST -> Operation.RDMA_READ_RESPONSE_LAST;
-                case ONLY -> Operation.RDMA_READ_RESPONSE_ONLY;
-            });
-            byte[] b = rnic.tx;
-            int bth = beginResponse(opcode, payload, Psn.add(res.firstPsn, i));
-            if (opcode.has(HeaderType.AETH)) {
-                writeAeth(b, bth + opcode.offsetOf(HeaderType.AETH), ACK_UNLIMITED, res.msn);
+            Opcode opcode = Opcode.RC_RDMA_READ_RESPONSE_ONLY.at(Position.of(i, res.packets));
+            PacketWriter frame = beginResponse(opcode, Psn.add(res.firstPsn, i));
+            if (opcode.has(HeaderType.AETH)) { // IBTA 9.4.4: not on MIDDLE responses
+                frame.aeth(ACK_UNLIMITED, res.msn);
             }
-            int at = bth + opcode.headersLength();
-            if (payload > 0 && !region.load(res.nextVa, b, at, payload)) {
+            if (payload > 0 && !region.load(res.nextVa, rnic.tx, frame.payloadOffset(), payload)) {
                 return MEMORY_FAULT; // the cursor stays on the response that could not be built
             }
-            rnic.transmit(rnic.frameWriter.finish(b, qp.path.ipv6, at + payload, payload));
+            rnic.transmit(frame.finish(payload));
             res.nextIndex = i + 1;
             res.nextVa += payload;
             res.remaining -= payload;

@@ -5,7 +5,6 @@ import org.roce4j.emulator.transport.SendWqe;
 import org.roce4j.emulator.node.NetworkPath;
 import org.roce4j.emulator.node.Rnic;
 import org.roce4j.emulator.transport.Completer;
-import org.roce4j.emulator.transport.FrameWriter;
 import org.roce4j.emulator.transport.ReceiveQueue;
 import org.roce4j.emulator.transport.Requester;
 import org.roce4j.emulator.transport.Responder;
@@ -104,7 +103,7 @@ public final class EmulatedQp extends Resource implements Qp {
         this.sq = new SendQueue(granted.maxSendWr(), granted.maxSendSge(), granted.maxInlineData());
         this.rq = srq == null ? new ReceiveQueue(granted.maxRecvWr(), granted.maxRecvSge()) : null;
         this.qpn = rnic.allocateQpn(this);
-        this.sourcePort = FrameWriter.sourcePortOf(qpn);
+        this.sourcePort = Rnic.sourcePortOf(qpn);
         SendWindow window = new SendWindow();
         this.requester = new Requester(this, window);
         this.completer = new Completer(this, window);
@@ -476,7 +475,7 @@ public final class EmulatedQp extends Resource implements Qp {
             rnic.count(RnicCounter.DROPPED_BAD_PKEY);
             return;
         }
-        if ((type == QpType.RC || type == QpType.UC) && path != null && !isFromOurPeer(packet.buffer())) {
+        if ((type == QpType.RC || type == QpType.UC) && path != null && !isFromOurPeer(packet)) {
             rnic.count(RnicCounter.DROPPED_WRONG_ADDRESS);
             return;
         }
@@ -506,16 +505,15 @@ public final class EmulatedQp extends Resource implements Qp {
      * rxe_recv.c {@code check_addr}: an RC/UC packet must come from the QP's destination address to
      * its source address, in the path's IP version — a connected QP talks to one peer only.
      */
-    private boolean isFromOurPeer(byte[] b) {
-        int ip = rnic.receivedIpOffset();
-        if (ip < 0) {
+    private boolean isFromOurPeer(PacketInfo packet) {
+        if (packet.ipOffset() < 0) {
             return true;
         }
-        int version = rnic.receivedIpVersion();
-        if ((version == 6) != path.ipv6) {
+        if ((packet.ipVersion() == 6) != path.ipv6) {
             return false;
         }
-        int source = version == 6 ? ip + 8 : ip + 12;
+        byte[] b = packet.buffer();
+        int source = packet.ipSourceOffset();
         int length = path.sourceIp.length;
         return java.util.Arrays.equals(b, source, source + length, path.destinationIp, 0, length)
                 && java.util.Arrays.equals(b, source + length, source + 2 * length, path.sourceIp, 0, length);

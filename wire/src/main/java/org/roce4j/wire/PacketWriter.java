@@ -1,0 +1,240 @@
+package org.roce4j.wire;
+
+/**
+ * The write side of {@link PacketInfo}: a reusable flyweight that lays out one RoCEv2 frame in a
+ * caller's buffer — Ethernet, IPv4 or IPv6, UDP to port 4791, BTH, the extension headers the
+ * {@link Opcode} carries (at the offsets the opcode table computes), payload, pad and ICRC — as
+ * rxe's {@code rxe_prepare}, {@code prepare4}/{@code prepare6} and {@code rxe_icrc_generate} build
+ * an skb. Callers give field values, never offsets. Allocates nothing: one instance per thread.
+ *
+ * <p>Use: {@link #ethernet}, {@link #ipv4} or {@link #ipv6}, {@link #udp}, {@link #bth} (plus its
+ * flag setters), the opcode's extension headers in any order, the payload at
+ * {@link #payloadOffset()}, then {@link #finish(int)}. The lengths, the IPv4 header checksum, the
+ * BTH pad count, the ICRC and — over IPv6, where a zero UDP checksum is illegal (RFC 8200 §8.1) —
+ * the UDP checksum are derived in {@code finish}; the bytes equal {@link FrameEncoder}'s for the
+ * same fields.
+ */
+public final class PacketWriter {
+    private final IcrcCalculator icrc = new IcrcCalculator();
+
+    private byte[] buffer;
+    private int frameOffset;
+    private long destinationMac;
+    private long sourceMac;
+    private int vlanTci;
+    private int ipOffset;
+    private int ipVersion;
+    private int trafficClass;
+    private int identification;
+    private boolean dontFragment;
+    private int hopLimit;
+    private int flowLabel;
+    private byte[] sourceIp;
+    private byte[] destinationIp;
+    private int udpOffset;
+    private int sourcePort;
+    private int bthOffset;
+    private Opcode opcode;
+    private boolean solicitedEvent;
+    private boolean migReq;
+    private int pkey;
+    private boolean fecn;
+    private boolean becn;
+    private int destQp;
+    private boolean ackReq;
+    private int psn;
+
+    /** Starts an untagged frame at {@code offset}; MAC addresses in the low 48 bits. */
+    public PacketWriter ethernet(byte[] buffer, int offset, long destinationMac, long sourceMac) {
+        return ethernet(buffer, offset, destinationMac, sourceMac, -1);
+    }
+
+    /** Starts a frame with one 802.1Q tag carrying {@code vlanTci}, or untagged when it is -1. */
+    public PacketWriter ethernet(byte[] buffer, int offset, long destinationMac, long sourceMac, int vlanTci) {
+        this.buffer = buffer;
+        this.frameOffset = offset;
+        this.destinationMac = destinationMac;
+        this.sourceMac = sourceMac;
+        this.vlanTci = vlanTci;
+        this.ipOffset = offset + EthernetHeader.LENGTH + (vlanTci >= 0 ? EthernetHeader.VLAN_TAG_LENGTH : 0);
+        this.opcode = null;
+        return this;
+    }
+
+    /**
+     * IPv4 (RFC 791, no options, protocol UDP). The Identification is covered by the ICRC
+     * (A17.4.2), so the caller chooses it. Addresses: the first 4 bytes of each array.
+     */
+    public PacketWriter ipv4(int tos, int identification, boolean dontFragment, int ttl, byte[] source,
+                             byte[] destination) {
+        return ip(4, tos, identification, dontFragment, 0, ttl, source, destination);
+    }
+
+    /** IPv6 (RFC 8200, next header UDP). Addresses: the first 16 bytes of each array. */
+    public PacketWriter ipv6(int trafficClass, int flowLabel, int hopLimit, byte[] source, byte[] destination) {
+        return ip(6, trafficClass, 0, false, flowLabel, hopLimit, source, destination);
+    }
+
+    private PacketWriter ip(int version, int trafficClass, int identification, boolean dontFragment, int flowLabel,
+                            int hopLimit, byte[] source, byte[] destination) {
+        this.ipVersion = version;
+        this.trafficClass = trafficClass;
+        this.identification = identification;
+        this.dontFragment = dontFragment;
+        this.flowLabel = flowLabel;
+        this.hopLimit = hopLimit;
+        this.sourceIp = source;
+        this.destinationIp = destination;
+        this.udpOffset = ipOffset + (version == 4 ? Ipv4Header.LENGTH : Ipv6Header.LENGTH);
+        this.bthOffset = udpOffset + UdpHeader.LENGTH;
+        return this;
+    }
+
+    /** UDP from {@code sourcePort} to the RoCEv2 port (A17.4.1); checksum 0 over IPv4, as rxe sends. */
+    public PacketWriter udp(int sourcePort) {
+        this.sourcePort = sourcePort;
+        return this;
+    }
+
+    /**
+     * BTH (IBTA §9.2) for {@code opcode}: every flag clear, TVer 0, the default P_Key — what rxe
+     * sends unless told otherwise; the pad count follows the payload in {@link #finish}.
+     */
+    public PacketWriter bth(Opcode opcode, int destQp, int psn) {
+        this.opcode = opcode;
+        this.destQp = destQp;
+        this.psn = psn;
+        this.solicitedEvent = false;
+        this.migReq = false;
+        this.pkey = Bth.DEFAULT_PKEY;
+        this.fecn = false;
+        this.becn = false;
+        this.ackReq = false;
+        return this;
+    }
+
+    public PacketWriter solicitedEvent(boolean value) {
+        solicitedEvent = value;
+        return this;
+    }
+
+    public PacketWriter migReq(boolean value) {
+        migReq = value;
+        return this;
+    }
+
+    public PacketWriter pkey(int value) {
+        pkey = value;
+        return this;
+    }
+
+    /** FECN and BECN (RoCEv2 A17.9: explicit congestion notification). */
+    public PacketWriter congestion(boolean fecnValue, boolean becnValue) {
+        fecn = fecnValue;
+        becn = becnValue;
+        return this;
+    }
+
+    public PacketWriter ackReq(boolean value) {
+        ackReq = value;
+        return this;
+    }
+
+    public PacketWriter reth(long virtualAddress, int rkey, int dmaLength) {
+        Reth.write(buffer, at(HeaderType.RETH), virtualAddress, rkey, dmaLength);
+        return this;
+    }
+
+    public PacketWriter deth(int qkey, int sourceQp) {
+        Deth.write(buffer, at(HeaderType.DETH), qkey, sourceQp);
+        return this;
+    }
+
+    /** AETH with a syndrome byte made by {@link AethSyndrome} ({@code ack}, {@code nak}, {@code rnrNak}). */
+    public PacketWriter aeth(int syndrome, int msn) {
+        Aeth.write(buffer, at(HeaderType.AETH), syndrome, msn);
+        return this;
+    }
+
+    public PacketWriter atomicEth(long virtualAddress, int rkey, long swapOrAddData, long compareData) {
+        AtomicEth.write(buffer, at(HeaderType.ATOMIC_ETH), virtualAddress, rkey, swapOrAddData, compareData);
+        return this;
+    }
+
+    public PacketWriter atomicAckEth(long originalData) {
+        AtomicAckEth.write(buffer, at(HeaderType.ATOMIC_ACK_ETH), originalData);
+        return this;
+    }
+
+    public PacketWriter immediate(int immediateData) {
+        ImmDt.write(buffer, at(HeaderType.IMM_DT), immediateData);
+        return this;
+    }
+
+    public PacketWriter invalidate(int rkey) {
+        Ieth.write(buffer, at(HeaderType.IETH), rkey);
+        return this;
+    }
+
+    /** Any extension header as a record (tools and tests; the typed setters do not allocate). */
+    public PacketWriter header(ExtensionHeader header) {
+        header.encode(buffer, at(header.type()));
+        return this;
+    }
+
+    /** Where the opcode puts {@code header}; an opcode that does not carry it is a caller's bug. */
+    private int at(HeaderType header) {
+        int relative = opcode.offsetOf(header);
+        if (relative < 0) {
+            throw new IllegalStateException(opcode + " carries no " + header);
+        }
+        return bthOffset + relative;
+    }
+
+    /** Where the payload goes: after BTH and the opcode's extension headers. */
+    public int payloadOffset() {
+        return bthOffset + opcode.headersLength();
+    }
+
+    /** Copies {@code length} payload bytes to {@link #payloadOffset()}. */
+    public PacketWriter payload(byte[] source, int offset, int length) {
+        System.arraycopy(source, offset, buffer, payloadOffset(), length);
+        return this;
+    }
+
+    /**
+     * Writes what depends on the payload's length — Ethernet, IP, UDP and BTH headers, the zero
+     * pad to a 4-byte boundary (IBTA §9.2), the ICRC and, over IPv6, the UDP checksum — once
+     * {@code payloadLength} bytes are in place.
+     *
+     * @return the frame's length from the offset given to {@link #ethernet}
+     */
+    public int finish(int payloadLength) {
+        byte[] b = buffer;
+        int pad = RocePacket.padFor(payloadLength);
+        int payloadEnd = payloadOffset() + payloadLength;
+        for (int i = 0; i < pad; i++) {
+            b[payloadEnd + i] = 0;
+        }
+        int icrcOffset = payloadEnd + pad;
+        int end = icrcOffset + IcrcCalculator.LENGTH;
+        int udpLength = end - udpOffset;
+        boolean v4 = ipVersion == 4;
+        EthernetHeader.write(b, frameOffset, destinationMac, sourceMac, vlanTci,
+                v4 ? EthernetHeader.ETHERTYPE_IPV4 : EthernetHeader.ETHERTYPE_IPV6);
+        if (v4) {
+            Ipv4Header.write(b, ipOffset, trafficClass, identification, dontFragment, hopLimit, sourceIp,
+                    destinationIp, udpLength);
+        } else {
+            Ipv6Header.write(b, ipOffset, trafficClass, flowLabel, hopLimit, sourceIp, destinationIp, udpLength);
+        }
+        UdpHeader.write(b, udpOffset, sourcePort, UdpHeader.ROCE_PORT, udpLength - UdpHeader.LENGTH, 0);
+        Bth.write(b, bthOffset, opcode, solicitedEvent, migReq, pad, 0, pkey, fecn, becn, destQp, ackReq, psn);
+        icrc.fill(b, ipOffset, icrcOffset);
+        if (!v4) {
+            // The ICRC masks the UDP checksum, so filling it in afterwards leaves the ICRC valid.
+            Bytes.u16(b, udpOffset + 6, FrameEncoder.udpChecksumIpv6(b, ipOffset, udpLength));
+        }
+        return end - frameOffset;
+    }
+}
