@@ -308,8 +308,17 @@ public final class Rnic implements Agent, FrameReceiver {
     @Override
     public void onFrame(byte[] frame, int offset, int length, long nowNanos) {
         count(RnicCounter.FRAMES_RECEIVED);
+        receive(rx.parseFrame(frame, offset, length), nowNanos);
+    }
+
+    /**
+     * What every received packet goes through once parsed into {@link #rx}, from the fabric or a
+     * link: malformed, not for one of our GIDs, or a CNP (no congestion control here) is dropped
+     * and counted; the rest is delivered to its QP.
+     */
+    private void receive(boolean parsed, long nowNanos) {
         PacketInfo packet = rx;
-        if (!packet.parseFrame(frame, offset, length)) {
+        if (!parsed) {
             count(RnicCounter.DROPPED_MALFORMED);
             decodeDrops[packet.dropReason().ordinal()]++;
             return;
@@ -334,26 +343,12 @@ public final class Rnic implements Agent, FrameReceiver {
         fabric.locked(() -> {
             long nowNanos = clock.nanoTime();
             count(RnicCounter.FRAMES_RECEIVED);
-            PacketInfo packet = rx;
             if (icrc == IcrcStatus.INVALID) {
                 count(RnicCounter.DROPPED_MALFORMED);
                 decodeDrops[DropReason.BAD_ICRC.ordinal()]++;
                 return;
             }
-            if (!packet.parseUdpPayload(buffer, ipOffset, bthOffset, end - bthOffset)) {
-                count(RnicCounter.DROPPED_MALFORMED);
-                decodeDrops[packet.dropReason().ordinal()]++;
-                return;
-            }
-            if (!isAddressedToUs(packet)) {
-                count(RnicCounter.DROPPED_NOT_OUR_GID);
-                return;
-            }
-            if (packet.opcode().transport() == Transport.CNP) {
-                count(RnicCounter.DROPPED_WRONG_TRANSPORT);
-                return;
-            }
-            deliver(packet, nowNanos);
+            receive(rx.parseUdpPayload(buffer, ipOffset, bthOffset, end - bthOffset), nowNanos);
         });
         fabric.runNow(); // the responder may owe an ACK, the requester may have room again: send them now
     }

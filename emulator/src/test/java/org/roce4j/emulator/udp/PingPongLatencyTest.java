@@ -2,8 +2,6 @@ package org.roce4j.emulator.udp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -17,21 +15,7 @@ import org.roce4j.verbs.WcStatus;
 
 /** RC ping-pong between two UDP devices on lo: the round trip must not wait for timers. */
 @Timeout(120)
-class PingPongLatencyTest {
-    static UdpSide a;
-    static UdpSide b;
-
-    @BeforeAll
-    static void open() throws Exception {
-        a = new UdpSide("rxe0", "127.0.0.2", UdpLinkConfig.DEFAULT);
-        b = new UdpSide("rxe1", "127.0.0.3", UdpLinkConfig.DEFAULT);
-    }
-
-    @AfterAll
-    static void close() {
-        UdpSide.closeAll(a, b);
-    }
-
+class PingPongLatencyTest extends LoopbackPair {
     @Test
     @DisplayName("1000 RC 64-byte SEND ping-pongs after a warm-up: no local ACK timeout (timeout 14, 67 ms), no retransmission")
     void pingPong() {

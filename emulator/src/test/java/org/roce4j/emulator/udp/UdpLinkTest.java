@@ -6,8 +6,6 @@ import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.util.List;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -27,21 +25,7 @@ import org.roce4j.verbs.WorkCompletion;
 
 /** Two UDP devices on 127.0.0.2 and 127.0.0.3, one JVM, real sockets on lo. */
 @Timeout(60)
-class UdpLinkTest {
-    static UdpSide a;
-    static UdpSide b;
-
-    @BeforeAll
-    static void open() throws Exception {
-        a = new UdpSide("rxe0", "127.0.0.2", UdpLinkConfig.DEFAULT);
-        b = new UdpSide("rxe1", "127.0.0.3", UdpLinkConfig.DEFAULT);
-    }
-
-    @AfterAll
-    static void close() {
-        UdpSide.closeAll(a, b);
-    }
-
+class UdpLinkTest extends LoopbackPair {
     @Test
     @DisplayName("GID table from the address: GID 0 fe80::EUI-64 of a MAC made from it, GID 1 ::ffff:127.0.0.2")
     void gidTable() {
