@@ -102,6 +102,17 @@ class KeySourceTest {
     }
 
     @Test
+    @DisplayName("Random layout: the QPN base leaves room below 0xFFFFFF for the device's max_qp slots, whatever its profile says (seed " + SEED + ")")
+    void randomQpnBaseLeavesRoomForTheDevicesMaxQp() {
+        SplittableRandom seeds = new SplittableRandom(SEED);
+        int maxQp = 0xFFFF00; // a device with almost the whole QPN space: bases 2..0xFE only
+        for (int i = 0; i < 1000; i++) {
+            int base = KeySource.random(new SplittableRandom(seeds.nextLong()), maxQp).qpnBase();
+            assertThat(base).isBetween(RandomKeySource.LOWEST_QPN, 0xFFFFFF - maxQp - 1);
+        }
+    }
+
+    @Test
     @DisplayName("Random layout: every live key finds its region in the table, deregistered keys keep failing (seed " + SEED + ")")
     void randomKeysInTheTable() {
         MemoryRegionTable table = new MemoryRegionTable(100_000, KeySource.random(new SplittableRandom(SEED), DeviceLimits.RXE.maxQp()));
