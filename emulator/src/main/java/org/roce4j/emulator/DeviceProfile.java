@@ -1,35 +1,33 @@
 package org.roce4j.emulator;
 
+import org.roce4j.emulator.verbs.DeviceLimits;
+
 /**
- * Whose rules an emulated device follows where devices differ: the one place that decides how a
- * modelled device departs from the default (DESIGN.md §4; issue 15 adds its profiles here).
- * Behaviour code asks the profile a question about the rule, never which profile or device it is.
+ * The devices the emulator models by name: the one place that decides how a modelled device
+ * departs from the default and what limits it has (DESIGN.md §4). Issue 15 adds a device (say an
+ * mlx5-like one) as one more entry here, with its own {@link DeviceLimits} and departures. An enum so
+ * that annotations can name one ({@code @EmulatedFabric(profile = DeviceProfile.RXE)}); a device
+ * no entry describes is a {@link DeviceModel} of its own.
  *
- * <p>Every profile reports and enforces the limits of Linux rxe ({@code rxe_param.h}, kept in the
- * verbs room's {@code DeviceLimits}); a profile that changes one adds it here, and the check that
- * enforces it asks the profile.
+ * <p>Both entries report and enforce Linux rxe's limits ({@link DeviceLimits#RXE}).
  */
 public enum DeviceProfile {
     /** The specification, and the default: retry_cnt 7 means seven retries (IBTA 9.7.6.1.3, C9-141). */
-    IBTA(false),
+    IBTA(new DeviceModel("IBTA", DeviceLimits.RXE, false)),
     /**
      * Linux Soft-RoCE ({@code rdma_rxe}): retry_cnt 7 retries forever, as {@code rxe_comp.c}
      * {@code rxe_completer} does ({@code if (qp->comp.retry_cnt != 7) qp->comp.retry_cnt--}).
      */
-    RXE(true);
+    RXE(new DeviceModel("RXE", DeviceLimits.RXE, true));
 
-    private final boolean retryCountSevenIsInfinite;
+    private final DeviceModel model;
 
-    DeviceProfile(boolean retryCountSevenIsInfinite) {
-        this.retryCountSevenIsInfinite = retryCountSevenIsInfinite;
+    DeviceProfile(DeviceModel model) {
+        this.model = model;
     }
 
-    /**
-     * {@return whether a QP whose retry_cnt is {@code retryCnt} goes back forever after timeouts and
-     * sequence NAKs, its retries never running out} rnr_retry 7 is infinite on every device (IBTA
-     * 9.7.5.2.8); this is retry_cnt.
-     */
-    public boolean retriesForever(int retryCnt) {
-        return retryCnt == 7 && retryCountSevenIsInfinite;
+    /** {@return the device this entry names: its limits and its departures} */
+    public DeviceModel model() {
+        return model;
     }
 }

@@ -126,7 +126,7 @@ public final class SoftRnic {
         private Inet4Address ipv4;
         private Inet6Address ipv6;
         private Mtu activeMtu = DEFAULT_ACTIVE_MTU;
-        private DeviceProfile profile = DeviceProfile.IBTA;
+        private DeviceModel model = DeviceProfile.IBTA.model();
         private List<Gid> gids;
         private ExternalLink link;
         private KeySource keys;
@@ -168,7 +168,15 @@ public final class SoftRnic {
          * ({@link DeviceProfile#RXE}: Linux Soft-RoCE's, e.g. retry_cnt 7 retries forever).
          */
         public Builder profile(DeviceProfile deviceProfile) {
-            this.profile = Objects.requireNonNull(deviceProfile, "profile");
+            return profile(deviceProfile.model());
+        }
+
+        /**
+         * A device no {@link DeviceProfile} entry names: its own limits and departures (e.g. a test's
+         * device with room for two QPs).
+         */
+        public Builder profile(DeviceModel device) {
+            this.model = Objects.requireNonNull(device, "profile");
             return this;
         }
 
@@ -203,9 +211,11 @@ public final class SoftRnic {
         public SoftRnic attach() {
             Objects.requireNonNull(name, "name");
             Objects.requireNonNull(mac, "mac");
-            GidTable table = gids != null ? new GidTable(gids) : new GidTable(mac, requireIpv4(), ipv6);
-            KeySource source = keys != null ? keys : KeySource.forFabric(fabric);
-            return new SoftRnic(new Rnic(fabric, name, mac, table, activeMtu, profile, link, source));
+            int gidTableLength = model.limits().gidTableLength();
+            GidTable table = gids != null ? new GidTable(gids, gidTableLength)
+                    : new GidTable(mac, requireIpv4(), ipv6, gidTableLength);
+            KeySource source = keys != null ? keys : KeySource.forFabric(fabric, model.limits().maxQp());
+            return new SoftRnic(new Rnic(fabric, name, mac, table, activeMtu, model, link, source));
         }
 
         private Inet4Address requireIpv4() {

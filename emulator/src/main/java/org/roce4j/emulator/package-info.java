@@ -2,8 +2,9 @@
  * roce4j's software RoCEv2 RNIC. This package is the emulator's public face: {@link
  * org.roce4j.emulator.SoftRnic} (a device on the in-process fabric), {@link
  * org.roce4j.emulator.EmulatorProvider} (the Verbs backend, {@code -Droce4j.provider=emulator}),
- * {@link org.roce4j.emulator.RnicCounter}, {@link org.roce4j.emulator.DeviceProfile} (where a
- * modelled device departs from the default) and the hooks an external link attaches to.
+ * {@link org.roce4j.emulator.RnicCounter}, {@link org.roce4j.emulator.DeviceProfile} (the modelled
+ * devices: each a {@link org.roce4j.emulator.DeviceModel} of limits and departures from the default)
+ * and the hooks an external link attaches to.
  *
  * <p>The rooms below it are read the way Linux's rxe is read ({@code drivers/infiniband/sw/rxe}):
  * <ul>

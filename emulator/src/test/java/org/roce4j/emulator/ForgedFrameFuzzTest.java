@@ -1,6 +1,7 @@
 package org.roce4j.emulator;
 
 import org.roce4j.emulator.verbs.EmulatedQp;
+import org.roce4j.emulator.verbs.DeviceLimits;
 import org.roce4j.emulator.verbs.KeySource;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -151,7 +152,7 @@ class ForgedFrameFuzzTest {
     private SoftRnic node(Fabric fabric, String name, String mac, String ip, long keySeed) throws Exception {
         return SoftRnic.builder(fabric).name(name).mac(MacAddress.parse(mac))
                 .ipv4((Inet4Address) InetAddress.getByName(ip))
-                .keySource(KeySource.random(new SplittableRandom(keySeed))).attach();
+                .keySource(KeySource.random(new SplittableRandom(keySeed), DeviceLimits.RXE.maxQp())).attach();
     }
 
     private static void awaitReceived(SoftRnic rnic, long count) throws InterruptedException {

@@ -1,6 +1,5 @@
 package org.roce4j.emulator.node;
 
-import org.roce4j.emulator.verbs.DeviceLimits;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.util.ArrayList;
@@ -15,12 +14,15 @@ import org.roce4j.wire.MacAddress;
  * The port's GID table, populated as Linux fills an rxe port's: index 0 is the link-local
  * {@code fe80::} GID with the interface ID made from the MAC (modified EUI-64, RFC 4291 appendix A),
  * index 1 the IPv4 address as {@code ::ffff:a.b.c.d}, index 2 the IPv6 address when there is one.
- * The table is {@link DeviceLimits#GID_TABLE_LENGTH} entries long; the rest are empty.
+ * The table is as long as the device's limits say ({@code DeviceLimits.gidTableLength}); the rest
+ * are empty.
  */
 public final class GidTable {
     private final List<Gid> gids;
+    /** Entries the table has, the empty ones included (rxe: RXE_PORT_GID_TBL_LEN). */
+    private final int length;
 
-    public GidTable(MacAddress mac, Inet4Address ipv4, Inet6Address ipv6) {
+    public GidTable(MacAddress mac, Inet4Address ipv4, Inet6Address ipv6, int length) {
         List<Gid> entries = new ArrayList<>(3);
         entries.add(new Gid(0xfe80_0000_0000_0000L, eui64(mac)));
         entries.add(Gid.of(ipv4));
@@ -28,14 +30,16 @@ public final class GidTable {
             entries.add(Gid.of(ipv6));
         }
         this.gids = List.copyOf(entries);
+        this.length = length;
     }
 
     /** A table given entry by entry (a link that takes its GIDs from a host interface's addresses). */
-    public GidTable(List<Gid> entries) {
-        if (entries.isEmpty() || entries.size() > DeviceLimits.GID_TABLE_LENGTH) {
-            throw new IllegalArgumentException("a GID table holds 1.." + DeviceLimits.GID_TABLE_LENGTH + " entries: " + entries);
+    public GidTable(List<Gid> entries, int length) {
+        if (entries.isEmpty() || entries.size() > length) {
+            throw new IllegalArgumentException("a GID table holds 1.." + length + " entries: " + entries);
         }
         this.gids = List.copyOf(entries);
+        this.length = length;
     }
 
     /** The modified EUI-64 of a MAC: ff:fe in the middle, universal/local bit flipped. Also rxe's node GUID. */
@@ -58,7 +62,7 @@ public final class GidTable {
     public Gid query(int index) {
         if (!isValidIndex(index)) {
             throw new VerbsException(Errno.EINVAL, "GID index " + index + " is "
-                    + (index >= 0 && index < DeviceLimits.GID_TABLE_LENGTH ? "an empty entry" : "outside the table")
+                    + (index >= 0 && index < length ? "an empty entry" : "outside the table")
                     + " (populated: 0.." + (gids.size() - 1) + ")");
         }
         return gids.get(index);

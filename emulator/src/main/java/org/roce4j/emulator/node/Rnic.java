@@ -1,6 +1,6 @@
 package org.roce4j.emulator.node;
 
-import org.roce4j.emulator.DeviceProfile;
+import org.roce4j.emulator.DeviceModel;
 import org.roce4j.emulator.ExternalLink;
 import org.roce4j.emulator.RnicCounter;
 import org.roce4j.emulator.verbs.DeviceLimits;
@@ -104,8 +104,8 @@ public final class Rnic implements Agent, FrameReceiver {
     private long peakReadFramesQueued;
     /** Run by the link, on its thread, when its queue has drained: the waiting READs go on. */
     private final Runnable linkHasRoom = this::linkHasRoom;
-    /** Whose rules the device follows where devices differ (e.g. what retry_cnt 7 means). */
-    public final DeviceProfile profile;
+    /** What the device is where devices differ: its limits and rules (e.g. what retry_cnt 7 means). */
+    public final DeviceModel model;
 
     /**
      * A node with the GID table given; with a {@code link}, frames go to the link rather than the
@@ -114,10 +114,10 @@ public final class Rnic implements Agent, FrameReceiver {
      * {@code keys} ({@link KeySource#forFabric} picks by the fabric).
      */
     public Rnic(Fabric fabric, String name, MacAddress mac, GidTable gids, Mtu activeMtu,
-         DeviceProfile profile, ExternalLink link, KeySource keys) {
-        this.memoryRegions = new MemoryRegionTable(DeviceLimits.MAX_MR, keys);
+         DeviceModel model, ExternalLink link, KeySource keys) {
+        this.memoryRegions = new MemoryRegionTable(model.limits().maxMr(), keys);
         this.qpnBase = keys.qpnBase();
-        this.profile = profile;
+        this.model = model;
         this.name = name;
         this.mac = mac;
         this.fabric = fabric;
@@ -126,8 +126,8 @@ public final class Rnic implements Agent, FrameReceiver {
         this.gids = gids;
         this.link = link;
         this.nodeGuid = GidTable.eui64(mac);
-        this.deviceAttr = DeviceLimits.deviceAttr(nodeGuid);
-        this.portAttr = DeviceLimits.portAttr(activeMtu);
+        this.deviceAttr = model.limits().deviceAttr(nodeGuid);
+        this.portAttr = model.limits().portAttr(activeMtu);
         this.fixedSourcePort = link == null ? -1 : link.udpSourcePort();
         this.zeroIpv4Identification = link != null && link.zeroIpv4Identification();
         byte[] v4 = null;
@@ -208,8 +208,9 @@ public final class Rnic implements Agent, FrameReceiver {
     // ---- queue pairs ---------------------------------------------------------------------
 
     public int allocateQpn(EmulatedQp qp) {
-        if (liveQps >= DeviceLimits.MAX_QP) {
-            throw new VerbsException(Errno.ENOMEM, "ibv_create_qp: the device's " + DeviceLimits.MAX_QP + " QPs are in use");
+        int maxQp = model.limits().maxQp();
+        if (liveQps >= maxQp) {
+            throw new VerbsException(Errno.ENOMEM, "ibv_create_qp: the device's " + maxQp + " QPs are in use");
         }
         // Cyclic allocation (as rxe's pool): a closed QP's number is not reused at once, so late
         // packets for it are dropped rather than delivered to a stranger.

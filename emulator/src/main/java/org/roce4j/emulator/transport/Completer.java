@@ -396,7 +396,7 @@ public final class Completer {
             failAt(psn, WcStatus.RETRY_EXC_ERR);
             return;
         }
-        if (!rnic.profile.retriesForever(qp.retryCnt)) { // IBTA 9.7.6.1.3; the RXE profile: 7 is forever
+        if (!rnic.model.retriesForever(qp.retryCnt)) { // IBTA 9.7.6.1.3; the RXE profile: 7 is forever
             retriesLeft--;
         }
         retryStarted = true;

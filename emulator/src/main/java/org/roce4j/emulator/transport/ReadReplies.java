@@ -4,7 +4,6 @@ import org.roce4j.emulator.RnicCounter;
 import org.roce4j.emulator.verbs.MemoryRegion;
 import org.roce4j.emulator.verbs.MemoryRegionTable;
 import org.roce4j.emulator.node.Rnic;
-import org.roce4j.emulator.verbs.DeviceLimits;
 import org.roce4j.emulator.verbs.EmulatedQp;
 import org.roce4j.verbs.AccessFlag;
 import org.roce4j.verbs.AsyncEventType;
@@ -38,7 +37,7 @@ public final class ReadReplies {
     /** Responses one turn sends before the next QP gets its turn (rxe: RXE_MAX_ITERATIONS). */
     static final int RESPONSES_PER_TURN = Rnic.PACKETS_PER_TURN;
     /** The most owed responses a newly arrived request makes the responder send at once. */
-    static final int CATCH_UP_LIMIT = 2 * DeviceLimits.MAX_UNACKED_PSNS;
+    static final int CATCH_UP_LIMIT = 2 * SendWindow.MAX_UNACKED_PSNS;
 
     private final EmulatedQp qp;
     private final Rnic rnic;

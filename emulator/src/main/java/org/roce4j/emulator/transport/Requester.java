@@ -1,7 +1,6 @@
 package org.roce4j.emulator.transport;
 
 import org.roce4j.emulator.node.NetworkPath;
-import org.roce4j.emulator.verbs.DeviceLimits;
 import org.roce4j.emulator.verbs.MemoryRegionTable;
 import org.roce4j.emulator.RnicCounter;
 import org.roce4j.emulator.node.Rnic;
@@ -25,13 +24,19 @@ import org.roce4j.wire.Transport;
  * A QP's requester, after rxe's {@code rxe_req.c}: turns send WQEs into packets in posting order.
  * A message is cut into FIRST/MIDDLE/LAST packets of the path MTU (or one ONLY packet), each with
  * the next PSN; an RDMA READ request takes as many PSNs as responses it expects. AckReq is set on
- * the last packet of a message and at least every {@link DeviceLimits#MAX_PACKETS_PER_ACK} packets;
- * no more than {@link DeviceLimits#MAX_UNACKED_PSNS} PSNs are outstanding (rxe's window). READs and
+ * the last packet of a message and at least every {@link #MAX_PACKETS_PER_ACK} packets;
+ * no more than {@link SendWindow#MAX_UNACKED_PSNS} PSNs are outstanding (rxe's window). READs and
  * atomics wait for a credit of {@code max_rd_atomic} (IBTA 9.5.7), FENCE waits for every earlier
  * READ and atomic to complete (IBTA 10.8.3.3). In SQD, messages already begun finish and no new one
  * starts.
  */
 public final class Requester {
+    /**
+     * rxe's {@code rxe_param.h} RXE_MAX_PKT_PER_ACK: the requester asks for an ACK at least this
+     * often. A parameter of the transport engine, rxe's on every profile, not a device's limit.
+     */
+    static final int MAX_PACKETS_PER_ACK = 64;
+
     /**
      * The operation each work request's message is when it fits one packet; {@link Opcode#at} gives
      * its FIRST/MIDDLE/LAST packets from the opcode table (what rxe_req.c {@code next_opcode} spells out).
@@ -258,7 +263,7 @@ public final class Requester {
         }
         boolean ackReq = false;
         if (qp.type == QpType.RC) {
-            ackReq = last || ++packetsSinceAckReq >= DeviceLimits.MAX_PACKETS_PER_ACK;
+            ackReq = last || ++packetsSinceAckReq >= MAX_PACKETS_PER_ACK;
             if (ackReq) {
                 packetsSinceAckReq = 0;
             }

@@ -1,6 +1,5 @@
 package org.roce4j.emulator.transport;
 
-import org.roce4j.emulator.verbs.DeviceLimits;
 import org.roce4j.wire.Psn;
 
 /**
@@ -10,6 +9,12 @@ import org.roce4j.wire.Psn;
  * completer the back ({@link #unackedPsn}); neither reads the other's fields.
  */
 public final class SendWindow {
+    /**
+     * rxe's window ({@code rxe_param.h} RXE_MAX_UNACKED_PSNS): a parameter of the transport engine,
+     * which is rxe's on every profile, not a limit a device reports.
+     */
+    static final int MAX_UNACKED_PSNS = 128;
+
     /** The PSN of the next packet sent (rxe {@code req.psn}); a go-back moves it back. */
     int nextPsn;
     /** The oldest PSN not yet acknowledged (rxe {@code comp.psn}). */
@@ -35,6 +40,6 @@ public final class SendWindow {
 
     /** rxe's window ({@code RXE_MAX_UNACKED_PSNS}): no new packet while this many PSNs are unacknowledged. */
     boolean isFull() {
-        return Psn.distance(unackedPsn, nextPsn) >= DeviceLimits.MAX_UNACKED_PSNS;
+        return Psn.distance(unackedPsn, nextPsn) >= MAX_UNACKED_PSNS;
     }
 }

@@ -5,73 +5,92 @@ import org.roce4j.verbs.Mtu;
 import org.roce4j.verbs.PortAttr;
 
 /**
- * The limits the emulated device reports and enforces: Linux rxe's defaults from
- * {@code rxe_param.h} ({@code enum rxe_device_param}, {@code enum rxe_port_param}), so that a program
- * sees the same numbers from {@code ibv_devinfo -v} on the emulator as on Soft-RoCE.
+ * The limits one emulated device reports ({@code ibv_query_device}, {@code ibv_query_port}) and
+ * enforces (ENOMEM when a table is full, EINVAL past a capacity). A device's limits come from its
+ * profile ({@code DeviceProfile}); {@link #RXE} holds Linux rxe's, so that a program sees the same
+ * numbers from {@code ibv_devinfo -v} on the emulator as on Soft-RoCE.
+ *
+ * @param maxQp            ENOMEM past this many live QPs (rxe: RXE_MAX_QP)
+ * @param maxQpWr          the largest max_send_wr / max_recv_wr (RXE_MAX_QP_WR)
+ * @param maxSge           the largest max_send_sge / max_recv_sge (RXE_MAX_SGE)
+ * @param maxSgeRd         reported only (RXE_MAX_SGE_RD)
+ * @param maxCq            ENOMEM past this many live CQs (RXE_MAX_CQ)
+ * @param maxCqe           the largest cqe a CQ may ask for (rxe: {@code (1 << RXE_MAX_LOG_CQE) - 1})
+ * @param maxMr            ENOMEM past this many live MRs (RXE_MAX_MR)
+ * @param maxPd            ENOMEM past this many live PDs (RXE_MAX_PD)
+ * @param maxQpRdAtom      the largest max_dest_rd_atomic (RXE_MAX_QP_RD_ATOM)
+ * @param maxQpInitRdAtom  the largest max_rd_atomic (RXE_MAX_QP_INIT_RD_ATOM)
+ * @param maxResRdAtom     reported only (RXE_MAX_RES_RD_ATOM)
+ * @param maxAh            ENOMEM past this many live AHs (RXE_MAX_AH)
+ * @param maxSrq           reported only (RXE_MAX_SRQ)
+ * @param maxSrqWr         the largest SRQ max_wr (RXE_MAX_SRQ_WR)
+ * @param maxSrqSge        the largest SRQ max_sge (RXE_MAX_SRQ_SGE)
+ * @param maxPkeys         reported only (RXE_MAX_PKEYS)
+ * @param localCaAckDelay  reported only (RXE_LOCAL_CA_ACK_DELAY)
+ * @param maxInlineData    the largest max_inline_data (RXE_MAX_INLINE_DATA)
+ * @param pageSizeCap      reported only (RXE_PAGE_SIZE_CAP)
+ * @param maxMrSize        reported only, read as unsigned (RXE_MAX_MR_SIZE = -1ull)
+ * @param vendorId         reported only (RXE_VENDOR_ID; ibv_devinfo prints 0xffffff on current kernels)
+ * @param gidTableLength   the port's GID table length; entries past the populated ones are empty
+ *                         (RXE_PORT_GID_TBL_LEN)
+ * @param maxMsgSize       the port's max_msg_sz, reported only (RXE_PORT_MAX_MSG_SZ)
+ * @param pkeyTableLength  the port's P_Key table length; a QP's pkey_index must be inside it
+ *                         (RXE_PORT_PKEY_TBL_LEN)
+ * @param portCapFlags     the port's capability flags
+ * @param activeWidth      the port's active width (IB_WIDTH_* value)
+ * @param activeSpeed      the port's active speed (IB_SPEED_* value)
  */
-public final class DeviceLimits {
-    public static final int MAX_QP = 0x10000;
-    static final int MAX_QP_WR = 0x4000;
-    static final int MAX_SGE = 32;
-    static final int MAX_SGE_RD = 32;
-    static final int MAX_CQ = 16384;
-    /** rxe: {@code (1 << RXE_MAX_LOG_CQE) - 1} with RXE_MAX_LOG_CQE = 15. */
-    static final int MAX_CQE = (1 << 15) - 1;
-    public static final int MAX_MR = 256 * 1024;
-    static final int MAX_PD = 0x7ffc;
-    static final int MAX_QP_RD_ATOM = 128;
-    static final int MAX_QP_INIT_RD_ATOM = 128;
-    static final int MAX_RES_RD_ATOM = 0x3f000;
-    static final int MAX_AH = (1 << 15) - 1;
-    static final int MAX_SRQ = 960;
-    static final int MAX_SRQ_WR = 0x4000;
-    static final int MAX_SRQ_SGE = 27;
-    static final int MAX_PKEYS = 64;
-    static final int LOCAL_CA_ACK_DELAY = 15;
-    static final int MAX_INLINE_DATA = 400;
-    /** rxe: RXE_PAGE_SIZE_CAP. */
-    static final long PAGE_SIZE_CAP = 0xfffff000L;
-    /** rxe: RXE_MAX_MR_SIZE = -1ull, i.e. 2^64 - 1 read as unsigned. */
-    static final long MAX_MR_SIZE = -1L;
-    /** rxe: RXE_VENDOR_ID in current kernels (ibv_devinfo prints 0xffffff). */
-    static final int VENDOR_ID = 0xFFFFFF;
+public record DeviceLimits(int maxQp, int maxQpWr, int maxSge, int maxSgeRd, int maxCq, int maxCqe, int maxMr,
+                           int maxPd, int maxQpRdAtom, int maxQpInitRdAtom, int maxResRdAtom, int maxAh, int maxSrq,
+                           int maxSrqWr, int maxSrqSge, int maxPkeys, int localCaAckDelay, int maxInlineData,
+                           long pageSizeCap, long maxMrSize, int vendorId, int gidTableLength, long maxMsgSize,
+                           int pkeyTableLength, int portCapFlags, int activeWidth, int activeSpeed) {
 
-    /** rxe: RXE_PORT_GID_TBL_LEN; entries past the populated ones are empty. */
-    public static final int GID_TABLE_LENGTH = 1024;
-    /** rxe: RXE_PORT_MAX_MSG_SZ. */
-    static final long MAX_MSG_SIZE = 0x800000;
-    static final int PKEY_TABLE_LENGTH = 64;
-    /** IB_PORT_CM_SUP | IB_PORT_IP_BASED_GIDS, what a RoCE port reports. */
-    static final int PORT_CAP_FLAGS = 1 << 16 | 1 << 26;
-    /** IB_WIDTH_1X. */
-    static final int ACTIVE_WIDTH = 1;
-    /** IB_SPEED_SDR. */
-    static final int ACTIVE_SPEED = 1;
-    /** IB_PORT_PHYS_STATE_LINK_UP, as an Ethernet port that is up. */
-    static final int PHYS_STATE_LINK_UP = 5;
-    /** Largest RDMA message (IBTA 9.4: 2^31 bytes). */
+    /** IB_PORT_CM_SUP | IB_PORT_IP_BASED_GIDS ({@code enum ib_port_capability_mask_bits}): a RoCE port's. */
+    private static final int ROCE_PORT_CAP_FLAGS = 1 << 16 | 1 << 26;
+
+    /**
+     * Linux rxe's defaults: {@code rxe_param.h}, {@code enum rxe_device_param} and
+     * {@code enum rxe_port_param}.
+     */
+    public static final DeviceLimits RXE = new DeviceLimits(
+            0x10000, 0x4000, 32, 32, 16384, (1 << 15) - 1, 256 * 1024,
+            0x7ffc, 128, 128, 0x3f000, (1 << 15) - 1, 960,
+            0x4000, 27, 64, 15, 400,
+            0xfffff000L, -1L, 0xFFFFFF, 1024, 0x800000,
+            64, ROCE_PORT_CAP_FLAGS, 1 /* IB_WIDTH_1X */, 1 /* IB_SPEED_SDR */);
+
+    /**
+     * Largest RDMA message. Not a device's choice: IBTA 9.4 bounds a message's length at 2^31
+     * bytes on every device.
+     */
     public static final long MAX_MESSAGE_LENGTH = 1L << 31;
-    /** The only port (rxe: RXE_NUM_PORT). */
+    /** The only port: every profile models a one-port device (rxe: RXE_NUM_PORT). */
     public static final int PORT = 1;
+    /** IB_PORT_PHYS_STATE_LINK_UP: the state of an Ethernet port that is up, not a limit. */
+    private static final int PHYS_STATE_LINK_UP = 5;
 
-    /** rxe: RXE_MAX_PKT_PER_ACK, the requester asks for an ACK at least this often. */
-    public static final int MAX_PACKETS_PER_ACK = 64;
-    /** rxe: RXE_MAX_UNACKED_PSNS, the requester's window. */
-    public static final int MAX_UNACKED_PSNS = 128;
-
-    private DeviceLimits() {
+    public DeviceLimits {
+        if (maxQp < 1 || maxQp >= 0xFFFFFF - RandomKeySource.LOWEST_QPN) {
+            // QPNs are base + slot in 24 bits (IBTA 9.2.4: the BTH DestQP field); 0, 1 (SMI, GSI) and
+            // 0xFFFFFF (multicast) are never a slot's, and the random layout needs room to draw a base
+            throw new IllegalArgumentException("max_qp " + maxQp + " does not fit the 24-bit QPN space");
+        }
     }
 
-    public static DeviceAttr deviceAttr(long nodeGuid) {
-        return new DeviceAttr("0.0.0", nodeGuid, nodeGuid, MAX_MR_SIZE, PAGE_SIZE_CAP, VENDOR_ID, 0, 0,
-                MAX_QP, MAX_QP_WR, MAX_SGE, MAX_SGE_RD, MAX_CQ, MAX_CQE, MAX_MR, MAX_PD,
-                MAX_QP_RD_ATOM, MAX_QP_INIT_RD_ATOM, MAX_RES_RD_ATOM, DeviceAttr.AtomicCapability.HCA,
-                0, MAX_AH, MAX_SRQ, MAX_SRQ_WR, MAX_SRQ_SGE, MAX_PKEYS, LOCAL_CA_ACK_DELAY, 1, MAX_INLINE_DATA);
+    /** What {@code ibv_query_device} answers for a device with node GUID {@code nodeGuid}. */
+    public DeviceAttr deviceAttr(long nodeGuid) {
+        return new DeviceAttr("0.0.0", nodeGuid, nodeGuid, maxMrSize, pageSizeCap, vendorId, 0, 0,
+                maxQp, maxQpWr, maxSge, maxSgeRd, maxCq, maxCqe, maxMr, maxPd,
+                maxQpRdAtom, maxQpInitRdAtom, maxResRdAtom, DeviceAttr.AtomicCapability.HCA,
+                0, maxAh, maxSrq, maxSrqWr, maxSrqSge, maxPkeys, localCaAckDelay, 1, maxInlineData);
     }
 
-    public static PortAttr portAttr(Mtu activeMtu) {
-        return new PortAttr(PortAttr.PortState.ACTIVE, Mtu.MTU_4096, activeMtu, GID_TABLE_LENGTH, PORT_CAP_FLAGS,
-                MAX_MSG_SIZE, PKEY_TABLE_LENGTH, 0, 0, ACTIVE_WIDTH, ACTIVE_SPEED, PHYS_STATE_LINK_UP,
+    /** What {@code ibv_query_port} answers for the port whose active MTU is {@code activeMtu}. */
+    public PortAttr portAttr(Mtu activeMtu) {
+        return new PortAttr(PortAttr.PortState.ACTIVE, Mtu.MTU_4096, activeMtu, gidTableLength, portCapFlags,
+                maxMsgSize, pkeyTableLength, 0, 0, activeWidth, activeSpeed, PHYS_STATE_LINK_UP,
                 PortAttr.LinkLayer.ETHERNET);
     }
+
 }

@@ -91,7 +91,7 @@ final class EmulatedContext extends Resource implements Context {
     public Pd allocPd() {
         return rnic.call(() -> {
             checkOpen("ibv_alloc_pd");
-            if (pds >= DeviceLimits.MAX_PD) {
+            if (pds >= rnic.model.limits().maxPd()) {
                 throw new org.roce4j.verbs.VerbsException(org.roce4j.verbs.Errno.ENOMEM, "ibv_alloc_pd: too many PDs");
             }
             pds++;
@@ -112,8 +112,9 @@ final class EmulatedContext extends Resource implements Context {
     public Cq createCq(int cqe, CompChannel channel, int compVector) {
         return rnic.call(() -> {
             checkOpen("ibv_create_cq");
-            if (cqe < 1 || cqe > DeviceLimits.MAX_CQE) {
-                throw invalid("ibv_create_cq", "cqe " + cqe + " is outside 1.." + DeviceLimits.MAX_CQE);
+            int maxCqe = rnic.model.limits().maxCqe();
+            if (cqe < 1 || cqe > maxCqe) {
+                throw invalid("ibv_create_cq", "cqe " + cqe + " is outside 1.." + maxCqe);
             }
             if (compVector < 0) {
                 throw invalid("ibv_create_cq", "negative completion vector " + compVector);
@@ -127,7 +128,7 @@ final class EmulatedContext extends Resource implements Context {
                 ch = c;
                 ch.cqs++;
             }
-            if (cqs >= DeviceLimits.MAX_CQ) {
+            if (cqs >= rnic.model.limits().maxCq()) {
                 throw new org.roce4j.verbs.VerbsException(org.roce4j.verbs.Errno.ENOMEM, "ibv_create_cq: too many CQs");
             }
             cqs++;

@@ -114,7 +114,7 @@ final class EmulatedPd extends Resource implements Pd {
         return rnic.call(() -> {
             checkOpen("ibv_create_ah");
             NetworkPath path = resolvePath(rnic, "ibv_create_ah", attr);
-            if (ahs >= DeviceLimits.MAX_AH) {
+            if (ahs >= rnic.model.limits().maxAh()) {
                 throw new org.roce4j.verbs.VerbsException(org.roce4j.verbs.Errno.ENOMEM, "ibv_create_ah: too many AHs");
             }
             ahs++;

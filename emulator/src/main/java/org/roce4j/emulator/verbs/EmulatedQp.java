@@ -129,7 +129,7 @@ public final class EmulatedQp extends Resource implements Qp {
             s.checkOpen(verb);
             srq = s;
         }
-        QpCap granted = QpChecks.grantedCaps(verb, init.cap(), srq != null);
+        QpCap granted = QpChecks.grantedCaps(rnic.model.limits(), verb, init.cap(), srq != null);
         EmulatedQp qp = new EmulatedQp(rnic, pd, init, granted);
         send.users++;
         recv.users++;

@@ -38,11 +38,12 @@ public final class EmulatedSrq extends Resource implements Srq {
     }
 
     static EmulatedSrq create(Rnic rnic, EmulatedPd pd, SrqInitAttr attr) {
-        if (attr.maxWr() < 1 || attr.maxWr() > DeviceLimits.MAX_SRQ_WR) {
-            throw invalid("ibv_create_srq", "max_wr " + attr.maxWr() + " is outside 1.." + DeviceLimits.MAX_SRQ_WR);
+        DeviceLimits limits = rnic.model.limits();
+        if (attr.maxWr() < 1 || attr.maxWr() > limits.maxSrqWr()) {
+            throw invalid("ibv_create_srq", "max_wr " + attr.maxWr() + " is outside 1.." + limits.maxSrqWr());
         }
-        if (attr.maxSge() < 1 || attr.maxSge() > DeviceLimits.MAX_SRQ_SGE) {
-            throw invalid("ibv_create_srq", "max_sge " + attr.maxSge() + " is outside 1.." + DeviceLimits.MAX_SRQ_SGE);
+        if (attr.maxSge() < 1 || attr.maxSge() > limits.maxSrqSge()) {
+            throw invalid("ibv_create_srq", "max_sge " + attr.maxSge() + " is outside 1.." + limits.maxSrqSge());
         }
         if (attr.srqLimit() < 0 || attr.srqLimit() > attr.maxWr()) {
             throw invalid("ibv_create_srq", "srq_limit " + attr.srqLimit() + " is above max_wr " + attr.maxWr());

@@ -23,7 +23,7 @@ import org.roce4j.emulator.fabric.Fabric;
  *       (never 0, never a live key, never one of the recently deregistered keys the table
  *       remembers) — 32 unpredictable bits where rxe has 8; the table finds a region by the whole
  *       key in a hash table, so nothing of the key is an index. QPNs are {@code base + slot} with
- *       {@code base} uniform in [2, 2^24 - 1 - {@link DeviceLimits#MAX_QP}): about 24 unpredictable
+ *       {@code base} uniform in [2, 2^24 - 1 - max_qp): about 24 unpredictable
  *       bits, and never 0, 1 (the special QPs) or 0xFFFFFF (multicast).</li>
  * </ul>
  */
@@ -37,9 +37,12 @@ public interface KeySource {
     /** The QPN of the RNIC's QP slot 0; slot {@code i} has QPN {@code qpnBase() + i}. */
     int qpnBase();
 
-    /** Unpredictable numbers off the deterministic fabric, today's reproducible ones on it. */
-    static KeySource forFabric(Fabric fabric) {
-        return fabric.isDeterministic() ? sequential() : random(new SecureRandom());
+    /**
+     * Unpredictable numbers off the deterministic fabric, today's reproducible ones on it, for a
+     * device with {@code maxQp} QP slots ({@link DeviceLimits#maxQp()}).
+     */
+    static KeySource forFabric(Fabric fabric, int maxQp) {
+        return fabric.isDeterministic() ? sequential() : random(new SecureRandom(), maxQp);
     }
 
     /** The counted layout: keys {@code index << 8 | counter byte}, QPNs from 17. */
@@ -49,9 +52,10 @@ public interface KeySource {
 
     /**
      * The random layout, from {@code random}: a {@link SecureRandom} for real networks, or a seeded
-     * generator (e.g. {@code new SplittableRandom(seed)}) to replay a run.
+     * generator (e.g. {@code new SplittableRandom(seed)}) to replay a run; QPN bases leave room for
+     * {@code maxQp} slots below 0xFFFFFF.
      */
-    static KeySource random(java.util.random.RandomGenerator random) {
-        return new RandomKeySource(random);
+    static KeySource random(java.util.random.RandomGenerator random, int maxQp) {
+        return new RandomKeySource(random, maxQp);
     }
 }

@@ -23,13 +23,13 @@ final class QpChecks {
      * {@code ibv_create_qp}'s caps against the device's limits (rxe {@code rxe_qp_chk_cap}); what
      * the QP gets: rxe reports no receive queue of its own for a QP on an SRQ.
      */
-    static QpCap grantedCaps(String verb, QpCap cap, boolean onSrq) {
-        checkCap(verb, "max_send_wr", cap.maxSendWr(), DeviceLimits.MAX_QP_WR);
-        checkCap(verb, "max_send_sge", cap.maxSendSge(), DeviceLimits.MAX_SGE);
-        checkCap(verb, "max_inline_data", cap.maxInlineData(), DeviceLimits.MAX_INLINE_DATA);
+    static QpCap grantedCaps(DeviceLimits limits, String verb, QpCap cap, boolean onSrq) {
+        checkCap(verb, "max_send_wr", cap.maxSendWr(), limits.maxQpWr());
+        checkCap(verb, "max_send_sge", cap.maxSendSge(), limits.maxSge());
+        checkCap(verb, "max_inline_data", cap.maxInlineData(), limits.maxInlineData());
         if (!onSrq) {
-            checkCap(verb, "max_recv_wr", cap.maxRecvWr(), DeviceLimits.MAX_QP_WR);
-            checkCap(verb, "max_recv_sge", cap.maxRecvSge(), DeviceLimits.MAX_SGE);
+            checkCap(verb, "max_recv_wr", cap.maxRecvWr(), limits.maxQpWr());
+            checkCap(verb, "max_recv_sge", cap.maxRecvSge(), limits.maxSge());
         }
         return onSrq ? new QpCap(cap.maxSendWr(), 0, cap.maxSendSge(), 0, cap.maxInlineData()) : cap;
     }
@@ -46,7 +46,7 @@ final class QpChecks {
             throw Resource.invalid(verb, "port " + attr.portNum() + " does not exist (the device has port 1 only)");
         }
         if (mask.contains(QpAttrMask.PKEY_INDEX)
-                && (attr.pkeyIndex() < 0 || attr.pkeyIndex() >= DeviceLimits.PKEY_TABLE_LENGTH)) {
+                && (attr.pkeyIndex() < 0 || attr.pkeyIndex() >= rnic.model.limits().pkeyTableLength())) {
             throw Resource.invalid(verb, "P_Key index " + attr.pkeyIndex() + " is outside the P_Key table");
         }
         if (mask.contains(QpAttrMask.PATH_MTU) && attr.pathMtu() == null) {
@@ -66,9 +66,9 @@ final class QpChecks {
         checkRange(verb, mask, QpAttrMask.RNR_RETRY, "rnr_retry", attr.rnrRetry(), 7);
         checkRange(verb, mask, QpAttrMask.MIN_RNR_TIMER, "min_rnr_timer", attr.minRnrTimer(), 31);
         checkRange(verb, mask, QpAttrMask.MAX_QP_RD_ATOMIC, "max_rd_atomic", attr.maxRdAtomic(),
-                DeviceLimits.MAX_QP_INIT_RD_ATOM);
+                rnic.model.limits().maxQpInitRdAtom());
         checkRange(verb, mask, QpAttrMask.MAX_DEST_RD_ATOMIC, "max_dest_rd_atomic", attr.maxDestRdAtomic(),
-                DeviceLimits.MAX_QP_RD_ATOM);
+                rnic.model.limits().maxQpRdAtom());
         return mask.contains(QpAttrMask.AV) ? EmulatedPd.resolvePath(rnic, verb, attr.ahAttr()) : null;
     }
 

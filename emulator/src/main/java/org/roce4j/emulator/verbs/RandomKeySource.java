@@ -10,15 +10,13 @@ import java.util.random.RandomGenerator;
 final class RandomKeySource implements KeySource {
     /** The lowest QPN base: QPN 0 and 1 are the special QPs (SMI, GSI). */
     static final int LOWEST_QPN = 2;
-    /** One past the highest QPN base: slot numbers go up to MAX_QP - 1, and 0xFFFFFF is multicast. */
-    static final int QPN_BASE_BOUND = 0xFFFFFF - DeviceLimits.MAX_QP;
-
     private final RandomGenerator random;
     private final int qpnBase;
 
-    RandomKeySource(RandomGenerator random) {
+    /** @param maxQp the device's max_qp: slot numbers go up to maxQp - 1, and 0xFFFFFF is multicast */
+    RandomKeySource(RandomGenerator random, int maxQp) {
         this.random = random;
-        this.qpnBase = random.nextInt(LOWEST_QPN, QPN_BASE_BOUND);
+        this.qpnBase = random.nextInt(LOWEST_QPN, 0xFFFFFF - maxQp);
     }
 
     @Override

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.roce4j.emulator.verbs.DeviceLimits;
 import org.roce4j.wire.Psn;
 
 /** The PSNs the requester and completer share: 24-bit modular, as every PSN comparison is. */
@@ -42,9 +41,9 @@ class SendWindowTest {
     void fullAtTheUnackedLimit() {
         SendWindow window = new SendWindow();
         window.startAt(NEAR_WRAP);
-        window.nextPsn = Psn.add(NEAR_WRAP, DeviceLimits.MAX_UNACKED_PSNS - 1);
+        window.nextPsn = Psn.add(NEAR_WRAP, SendWindow.MAX_UNACKED_PSNS - 1);
         assertThat(window.isFull()).isFalse();
-        window.nextPsn = Psn.add(NEAR_WRAP, DeviceLimits.MAX_UNACKED_PSNS);
+        window.nextPsn = Psn.add(NEAR_WRAP, SendWindow.MAX_UNACKED_PSNS);
         assertThat(window.isFull()).isTrue();
     }
 }

@@ -81,7 +81,7 @@ class KeySourceTest {
         SplittableRandom seeds = new SplittableRandom(SEED);
         int[] ones = new int[32];
         int n = 20_000;
-        KeySource source = KeySource.random(new SplittableRandom(seeds.nextLong()));
+        KeySource source = KeySource.random(new SplittableRandom(seeds.nextLong()), DeviceLimits.RXE.maxQp());
         Set<Integer> issued = new HashSet<>();
         for (int i = 0; i < n; i++) {
             int key = source.nextMemoryKey(issued::contains);
@@ -95,16 +95,27 @@ class KeySourceTest {
             assertThat(ones[bit]).as("bit %d set in %d of %d keys", bit, ones[bit], n).isBetween(n * 45 / 100, n * 55 / 100);
         }
         for (int i = 0; i < 1000; i++) {
-            int base = KeySource.random(new SplittableRandom(seeds.nextLong())).qpnBase();
+            int base = KeySource.random(new SplittableRandom(seeds.nextLong()), DeviceLimits.RXE.maxQp()).qpnBase();
             assertThat(base).isGreaterThanOrEqualTo(2);
-            assertThat(base + DeviceLimits.MAX_QP - 1).isLessThan(0xFFFFFF);
+            assertThat(base + DeviceLimits.RXE.maxQp() - 1).isLessThan(0xFFFFFF);
+        }
+    }
+
+    @Test
+    @DisplayName("Random layout: the QPN base leaves room below 0xFFFFFF for the device's max_qp slots, whatever its profile says (seed " + SEED + ")")
+    void randomQpnBaseLeavesRoomForTheDevicesMaxQp() {
+        SplittableRandom seeds = new SplittableRandom(SEED);
+        int maxQp = 0xFFFF00; // a device with almost the whole QPN space: bases 2..0xFE only
+        for (int i = 0; i < 1000; i++) {
+            int base = KeySource.random(new SplittableRandom(seeds.nextLong()), maxQp).qpnBase();
+            assertThat(base).isBetween(RandomKeySource.LOWEST_QPN, 0xFFFFFF - maxQp - 1);
         }
     }
 
     @Test
     @DisplayName("Random layout: every live key finds its region in the table, deregistered keys keep failing (seed " + SEED + ")")
     void randomKeysInTheTable() {
-        MemoryRegionTable table = new MemoryRegionTable(100_000, KeySource.random(new SplittableRandom(SEED)));
+        MemoryRegionTable table = new MemoryRegionTable(100_000, KeySource.random(new SplittableRandom(SEED), DeviceLimits.RXE.maxQp()));
         Object pd = new Object();
         try (Arena arena = Arena.ofConfined()) {
             MemoryRegion[] live = new MemoryRegion[3000];

@@ -118,7 +118,7 @@ class MemoryRegionTableTest {
     @DisplayName("random keys: a deregistered key is not issued again until RETIRED_REMEMBERED later deregistrations push it out")
     void retiredKeysAreRememberedThenForgotten() {
         OfferingGenerator random = new OfferingGenerator(0x5EC0_0001);
-        MemoryRegionTable keyed = new MemoryRegionTable(10, KeySource.random(random));
+        MemoryRegionTable keyed = new MemoryRegionTable(10, KeySource.random(random, DeviceLimits.RXE.maxQp()));
         MemorySegment memory = arena.allocate(64);
         random.offer = true;
         MemoryRegion first = new MemoryRegion(memory, LOCAL_WRITE, pd);
