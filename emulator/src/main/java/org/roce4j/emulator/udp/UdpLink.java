@@ -36,6 +36,8 @@ import org.roce4j.emulator.fabric.Clock;
 import org.roce4j.emulator.fabric.FaultCounters;
 import org.roce4j.emulator.fabric.FaultInjector;
 import org.roce4j.emulator.fabric.FrameFilter;
+import org.roce4j.wire.IpHeader;
+import org.roce4j.wire.UdpHeader;
 
 /**
  * RoCEv2 over UDP sockets through Netty: one datagram socket per bound address, each bound to
@@ -339,26 +341,18 @@ final class UdpLink implements ExternalLink, AutoCloseable {
         return to;
     }
 
-    /** The sent frame as the kernel puts it on the wire: the socket's TOS 0 and TTL 64, a real UDP checksum. */
+    /**
+     * The sent frame as the kernel puts it on the wire: the socket's TOS / traffic class and flow
+     * label 0 (Linux may set an automatic flow label) and TTL / hop limit 64, and over IPv4 a real
+     * UDP checksum (over IPv6 the frame already carries one).
+     */
     private void tapSent(byte[] frame, int offset, int length, boolean v6) {
         byte[] t = txTapFrame;
         System.arraycopy(frame, offset, t, 0, length);
         int ip = ETHERNET;
-        if (v6) {
-            t[ip] = 0x60; // traffic class and flow label: the socket's (0; Linux may set an automatic flow label)
-            t[ip + 1] = 0;
-            t[ip + 2] = 0;
-            t[ip + 3] = 0;
-            t[ip + 7] = (byte) KERNEL_TTL;
-        } else {
-            t[ip + 1] = 0;
-            t[ip + 8] = (byte) KERNEL_TTL;
-            Ipv4Checksum.fill(t, ip);
-            int udp = ip + 20;
-            int udpLength = length - ETHERNET - 20;
-            int sum = Ipv4Checksum.udp(t, ip, udp, udpLength);
-            t[udp + 6] = (byte) (sum >>> 8);
-            t[udp + 7] = (byte) sum;
+        IpHeader.writeVariantFields(t, ip, 0, 0, KERNEL_TTL);
+        if (!v6) {
+            UdpHeader.fillChecksum(t, ip);
         }
         tap.write(clock.epochNanos(), t, 0, length);
     }
