@@ -133,6 +133,37 @@ class ReceivedDatagramHeadersTest {
         }
     }
 
+    /** DESIGN.md §3.9: the UDP link runs these per datagram, on its receive thread and under the fabric lock. */
+    @Test
+    void theHeaderWorkOfAUdpLinkAllocatesNothingPerDatagram() {
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        org.assertj.core.api.Assumptions.assumeThat(threads.isThreadAllocatedMemorySupported()).isTrue();
+        threads.setThreadAllocatedMemoryEnabled(true);
+        byte[] frame = SampleFrames.ipv4Write().encode();
+        byte[] v6frame = SampleFrames.ipv6Write().encode();
+        byte[] rx = new byte[PacketWriter.MAX_HEADERS_LENGTH + 9216];
+        byte[] source = {10, 0, 0, 1};
+        byte[] destination = {10, 0, 0, 2};
+        PacketWriter writer = new PacketWriter();
+        PacketInfo info = new PacketInfo();
+        long threadId = Thread.currentThread().threadId();
+        long allocated = 0;
+        for (int round = 0; round < 2; round++) { // the first warms up
+            long before = threads.getThreadAllocatedBytes(threadId);
+            for (int i = 0; i < 10_000; i++) {
+                writer.ethernet(rx, 0, 1, 0).ipv4(0, 0, true, 64, source, destination).udp(4791).headers(100);
+                UdpHeader.fillChecksum(rx, writer.ipOffset());
+                Ipv4Header.writeIdentification(rx, writer.ipOffset(), i & 0xFFFF, (i & 1) == 0);
+                IpHeader.writeVariantFields(frame, 14, 0, 0, 64);
+                IpHeader.writeVariantFields(v6frame, 14, 0, 0, 64);
+                info.locateFrameHeaders(frame, 0, frame.length);
+            }
+            allocated = threads.getThreadAllocatedBytes(threadId) - before;
+        }
+        assertThat(allocated).as("bytes allocated for 10000 datagrams").isLessThan(1_024);
+    }
+
     private static byte[] randomBytes(SplittableRandom random, int length) {
         byte[] bytes = new byte[length];
         random.nextBytes(bytes);
