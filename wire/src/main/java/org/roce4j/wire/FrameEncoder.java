@@ -34,33 +34,9 @@ public final class FrameEncoder {
         icrc.fill(buffer, ipOffset, icrcOffset);
         if (ip.version() == 6 && frame.udp().checksum() == 0) {
             // The ICRC masks the UDP checksum, so filling it in afterwards leaves the ICRC valid.
-            Bytes.u16(buffer, udpOffset + 6, udpChecksumIpv6(buffer, ipOffset, UdpHeader.LENGTH + udpPayload));
+            Bytes.u16(buffer, udpOffset + UdpHeader.CHECKSUM_OFFSET,
+                    UdpHeader.checksum(buffer, ipOffset, UdpHeader.LENGTH + udpPayload));
         }
         return icrcOffset + IcrcCalculator.LENGTH - offset;
-    }
-
-    /**
-     * The UDP checksum of a RoCEv2 packet over IPv6 (RFC 8200 §8.1 pseudo-header; the checksum
-     * field itself counted as zero): {@code b} holds the IPv6 header at {@code ipOffset} followed by
-     * {@code udpLength} bytes of UDP header and payload. Never 0: 0 is sent as 0xFFFF.
-     */
-    public static int udpChecksumIpv6(byte[] b, int ipOffset, int udpLength) {
-        long sum = 0;
-        for (int i = 8; i < 40; i += 2) { // source and destination addresses
-            sum += Bytes.u16(b, ipOffset + i);
-        }
-        sum += udpLength + Ipv6Header.NEXT_HEADER_UDP;
-        int udp = ipOffset + Ipv6Header.LENGTH;
-        for (int i = 0; i + 1 < udpLength; i += 2) {
-            sum += i == 6 ? 0 : Bytes.u16(b, udp + i);
-        }
-        if ((udpLength & 1) != 0) {
-            sum += (b[udp + udpLength - 1] & 0xFF) << 8;
-        }
-        while ((sum >>> 16) != 0) {
-            sum = (sum & 0xFFFF) + (sum >>> 16);
-        }
-        int checksum = (int) ~sum & 0xFFFF;
-        return checksum == 0 ? 0xFFFF : checksum;
     }
 }

@@ -20,6 +20,11 @@ public final class IcrcCalculator {
     /** Bytes the ICRC takes at the end of the packet. */
     public static final int LENGTH = 4;
     private static final int PSEUDO_LRH = 8;
+    /**
+     * Where the IPv4 Identification (16 bits, then the flags word) lies in the ICRC's input: after
+     * the pseudo-LRH, at IP header bytes 4 and 5. A receiver that does not know it can solve for it.
+     */
+    public static final int IPV4_IDENTIFICATION_POSITION = PSEUDO_LRH + Ipv4Header.IDENTIFICATION_OFFSET;
     private static final int MASKED_TAIL = UdpHeader.LENGTH + 12; // UDP + BTH
 
     private final CRC32 crc = new CRC32();
@@ -85,6 +90,11 @@ public final class IcrcCalculator {
     private static boolean fits(byte[] frame, int ipOffset, int icrcOffset, boolean ipv6) {
         int headers = (ipv6 ? Ipv6Header.LENGTH : Ipv4Header.LENGTH) + MASKED_TAIL;
         return ipOffset >= 0 && icrcOffset - ipOffset >= headers && icrcOffset <= frame.length - LENGTH;
+    }
+
+    /** Bytes the CRC runs over for the packet whose IP header starts at {@code ipOffset}: pseudo-LRH included. */
+    public static int coveredLength(int ipOffset, int icrcOffset) {
+        return PSEUDO_LRH + icrcOffset - ipOffset;
     }
 
     /** Computes the ICRC and stores it at {@code icrcOffset}; returns the value. */

@@ -32,4 +32,23 @@ public sealed interface IpHeader permits Ipv4Header, Ipv6Header {
 
     /** Writes the header for a datagram whose payload (UDP header onward) is {@code payloadLength} bytes. */
     void encode(byte[] b, int off, int payloadLength);
+
+    /** The version nibble of the IP header at {@code off}: 4 or 6 for the headers RoCEv2 uses. */
+    static int versionAt(byte[] b, int off) {
+        return Bytes.u8(b, off) >>> 4;
+    }
+
+    /**
+     * Rewrites, in the IP header at {@code off}, the fields routers may change and the ICRC
+     * therefore masks (IBTA A17.4.2, see {@link IcrcCalculator}) — IPv4: TOS and TTL, and the
+     * header checksum recomputed; IPv6: traffic class, flow label and hop limit — so the ICRC
+     * stays valid. IPv4 has no flow label: {@code flowLabel} is ignored there.
+     */
+    static void writeVariantFields(byte[] b, int off, int trafficClass, int flowLabel, int hopLimit) {
+        if (versionAt(b, off) == 6) {
+            Ipv6Header.writeVariantFields(b, off, trafficClass, flowLabel, hopLimit);
+        } else {
+            Ipv4Header.writeVariantFields(b, off, trafficClass, hopLimit);
+        }
+    }
 }

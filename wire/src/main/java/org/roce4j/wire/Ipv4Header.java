@@ -15,6 +15,10 @@ public record Ipv4Header(int trafficClass, int identification, boolean dontFragm
     /** Where the source address starts; the destination follows it. */
     static final int SOURCE_OFFSET = 12;
     static final int PROTOCOL_UDP = 17;
+    /** The flags and fragment offset word (the 16 bits after the Identification) with only Don't Fragment set (RFC 791). */
+    public static final int DONT_FRAGMENT = 0x4000;
+    static final int IDENTIFICATION_OFFSET = 4;
+    private static final int CHECKSUM_OFFSET = 10;
 
     public Ipv4Header {
         Bytes.requireRange("TOS", trafficClass, 0, 0xFF);
@@ -52,14 +56,41 @@ public record Ipv4Header(int trafficClass, int identification, boolean dontFragm
         Bytes.u8(b, off, 0x45);
         Bytes.u8(b, off + 1, trafficClass);
         Bytes.u16(b, off + 2, LENGTH + payloadLength);
-        Bytes.u16(b, off + 4, identification);
-        Bytes.u16(b, off + 6, dontFragment ? 0x4000 : 0);
+        Bytes.u16(b, off + IDENTIFICATION_OFFSET, identification);
+        Bytes.u16(b, off + 6, dontFragment ? DONT_FRAGMENT : 0);
         Bytes.u8(b, off + 8, ttl);
         Bytes.u8(b, off + 9, PROTOCOL_UDP);
-        Bytes.u16(b, off + 10, 0);
         System.arraycopy(source, 0, b, off + 12, 4);
         System.arraycopy(destination, 0, b, off + 16, 4);
-        Bytes.u16(b, off + 10, checksum(b, off));
+        fillChecksum(b, off);
+    }
+
+    /**
+     * Rewrites the Identification and the flags (DF or none; fragment offset 0) of the header at
+     * {@code off} and recomputes its checksum: for a receiver that learns them only afterwards (a
+     * UDP socket does not show them; the ICRC, which covers them, tells them).
+     */
+    public static void writeIdentification(byte[] b, int off, int identification, boolean dontFragment) {
+        Bytes.u16(b, off + IDENTIFICATION_OFFSET, identification);
+        Bytes.u16(b, off + 6, dontFragment ? DONT_FRAGMENT : 0);
+        fillChecksum(b, off);
+    }
+
+    /** TOS and TTL, and the checksum: what {@link IpHeader#writeVariantFields} rewrites. */
+    static void writeVariantFields(byte[] b, int off, int trafficClass, int ttl) {
+        Bytes.u8(b, off + 1, trafficClass);
+        Bytes.u8(b, off + 8, ttl);
+        fillChecksum(b, off);
+    }
+
+    /** The source address of the header at {@code off} as 32 bits, most significant byte first. */
+    public static int sourceAt(byte[] b, int off) {
+        return Bytes.i32(b, off + SOURCE_OFFSET);
+    }
+
+    private static void fillChecksum(byte[] b, int off) {
+        Bytes.u16(b, off + CHECKSUM_OFFSET, 0);
+        Bytes.u16(b, off + CHECKSUM_OFFSET, checksum(b, off));
     }
 
     /**

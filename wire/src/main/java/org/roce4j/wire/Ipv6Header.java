@@ -46,12 +46,17 @@ public record Ipv6Header(int trafficClass, int flowLabel, int hopLimit, Inet6Add
     /** Writes the header, addresses from the first 16 bytes of each array. */
     static void write(byte[] b, int off, int trafficClass, int flowLabel, int hopLimit, byte[] source,
                       byte[] destination, int payloadLength) {
-        Bytes.i32(b, off, 6 << 28 | trafficClass << 20 | flowLabel);
         Bytes.u16(b, off + 4, payloadLength);
         Bytes.u8(b, off + 6, NEXT_HEADER_UDP);
-        Bytes.u8(b, off + 7, hopLimit);
+        writeVariantFields(b, off, trafficClass, flowLabel, hopLimit);
         System.arraycopy(source, 0, b, off + 8, 16);
         System.arraycopy(destination, 0, b, off + 24, 16);
+    }
+
+    /** Version, traffic class, flow label and hop limit: what {@link IpHeader#writeVariantFields} rewrites. */
+    static void writeVariantFields(byte[] b, int off, int trafficClass, int flowLabel, int hopLimit) {
+        Bytes.i32(b, off, 6 << 28 | trafficClass << 20 | flowLabel);
+        Bytes.u8(b, off + 7, hopLimit);
     }
 
     private static Inet6Address address(byte[] b, int off) {

@@ -68,6 +68,40 @@ public final class PacketInfo {
     }
 
     /**
+     * Finds the layers of a frame this side wrote itself, checking none of them: Ethernet (an
+     * 802.1Q tag skipped), the IP header after it — IPv6 when its version nibble says 6, IPv4
+     * otherwise, as {@link IcrcCalculator} reads it — and UDP after that, so {@link #ipVersion()},
+     * the address offsets and {@link #bthOffset()} (where the UDP payload starts) are known. For a
+     * sender handing its own frame's UDP payload to a socket, which sends whatever the frame says;
+     * nothing else is set ({@link #opcode()} stays null).
+     *
+     * @return false (a TRUNCATED_ {@link DropReason}) only when the frame cannot hold the headers
+     */
+    public boolean locateFrameHeaders(byte[] frame, int offset, int length) {
+        reset(frame, offset);
+        if (offset < 0 || length < EthernetHeader.LENGTH || offset > frame.length - length) {
+            return drop(DropReason.TRUNCATED_ETHERNET, length);
+        }
+        boolean tagged = Bytes.u16(frame, offset + 12) == EthernetHeader.ETHERTYPE_VLAN;
+        int ip = offset + EthernetHeader.LENGTH + (tagged ? EthernetHeader.VLAN_TAG_LENGTH : 0);
+        int version = ip < offset + length && IpHeader.versionAt(frame, ip) == 6 ? 6 : 4;
+        int end = offset + length;
+        int udp = ip + (version == 6 ? Ipv6Header.LENGTH : Ipv4Header.LENGTH);
+        if (udp > end) {
+            return drop(DropReason.TRUNCATED_IP, end - ip);
+        }
+        if (udp + UdpHeader.LENGTH > end) {
+            return drop(DropReason.TRUNCATED_UDP, end - udp);
+        }
+        vlanTci = tagged ? Bytes.u16(frame, offset + 14) : -1;
+        ipOffset = ip;
+        ipVersion = version;
+        udpOffset = udp;
+        bthOffset = udp + UdpHeader.LENGTH;
+        return true;
+    }
+
+    /**
      * Parses what a UDP socket delivers for port 4791: BTH through ICRC. The ICRC is not checked
      * (its IP and UDP fields are not known here); {@link #icrcStatus()} is NOT_CHECKED.
      */

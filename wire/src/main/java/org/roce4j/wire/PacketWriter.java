@@ -13,8 +13,16 @@ package org.roce4j.wire;
  * BTH pad count, the ICRC and — over IPv6, where a zero UDP checksum is illegal (RFC 8200 §8.1) —
  * the UDP checksum are derived in {@code finish}; the bytes equal {@link FrameEncoder}'s for the
  * same fields.
+ *
+ * <p>A UDP socket hands over only the UDP payload (BTH to ICRC): a receiver that wants the frame
+ * around it copies the payload to {@link #udpPayloadOffset()} after {@code ethernet}, {@code ipv4}
+ * or {@code ipv6} and {@code udp}, and calls {@link #headers(int)} for the headers alone.
  */
 public final class PacketWriter {
+    /** The most bytes Ethernet (with an 802.1Q tag), IP and UDP headers take before the UDP payload. */
+    public static final int MAX_HEADERS_LENGTH =
+            EthernetHeader.LENGTH + EthernetHeader.VLAN_TAG_LENGTH + Ipv6Header.LENGTH + UdpHeader.LENGTH;
+
     private final IcrcCalculator icrc = new IcrcCalculator();
 
     private byte[] buffer;
@@ -191,6 +199,16 @@ public final class PacketWriter {
         return bthOffset + relative;
     }
 
+    /** Where the IP header starts (after {@link #ethernet}). */
+    public int ipOffset() {
+        return ipOffset;
+    }
+
+    /** Where the UDP payload — the BTH — starts (after {@link #ipv4} or {@link #ipv6}). */
+    public int udpPayloadOffset() {
+        return bthOffset;
+    }
+
     /** Where the payload goes: after BTH and the opcode's extension headers. */
     public int payloadOffset() {
         return bthOffset + opcode.headersLength();
@@ -218,7 +236,26 @@ public final class PacketWriter {
         }
         int icrcOffset = payloadEnd + pad;
         int end = icrcOffset + IcrcCalculator.LENGTH;
-        int udpLength = end - udpOffset;
+        headers(end - bthOffset);
+        Bth.write(b, bthOffset, opcode, solicitedEvent, migReq, pad, 0, pkey, fecn, becn, destQp, ackReq, psn);
+        icrc.fill(b, ipOffset, icrcOffset);
+        if (ipVersion == 6) {
+            // The ICRC masks the UDP checksum, so filling it in afterwards leaves the ICRC valid.
+            Bytes.u16(b, udpOffset + UdpHeader.CHECKSUM_OFFSET, UdpHeader.checksum(b, ipOffset, end - udpOffset));
+        }
+        return end - frameOffset;
+    }
+
+    /**
+     * Writes the Ethernet, IP and UDP headers alone — lengths and the IPv4 header checksum derived,
+     * UDP checksum 0 — in front of the {@code udpPayloadLength} bytes (BTH to ICRC) at
+     * {@link #udpPayloadOffset()}, which it leaves as they are.
+     *
+     * @return the frame's length from the offset given to {@link #ethernet}
+     */
+    public int headers(int udpPayloadLength) {
+        byte[] b = buffer;
+        int udpLength = UdpHeader.LENGTH + udpPayloadLength;
         boolean v4 = ipVersion == 4;
         EthernetHeader.write(b, frameOffset, destinationMac, sourceMac, vlanTci,
                 v4 ? EthernetHeader.ETHERTYPE_IPV4 : EthernetHeader.ETHERTYPE_IPV6);
@@ -228,13 +265,7 @@ public final class PacketWriter {
         } else {
             Ipv6Header.write(b, ipOffset, trafficClass, flowLabel, hopLimit, sourceIp, destinationIp, udpLength);
         }
-        UdpHeader.write(b, udpOffset, sourcePort, UdpHeader.ROCE_PORT, udpLength - UdpHeader.LENGTH, 0);
-        Bth.write(b, bthOffset, opcode, solicitedEvent, migReq, pad, 0, pkey, fecn, becn, destQp, ackReq, psn);
-        icrc.fill(b, ipOffset, icrcOffset);
-        if (!v4) {
-            // The ICRC masks the UDP checksum, so filling it in afterwards leaves the ICRC valid.
-            Bytes.u16(b, udpOffset + 6, FrameEncoder.udpChecksumIpv6(b, ipOffset, udpLength));
-        }
-        return end - frameOffset;
+        UdpHeader.write(b, udpOffset, sourcePort, UdpHeader.ROCE_PORT, udpPayloadLength, 0);
+        return bthOffset + udpPayloadLength - frameOffset;
     }
 }

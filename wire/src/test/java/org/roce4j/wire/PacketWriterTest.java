@@ -130,17 +130,9 @@ class PacketWriterTest {
 
     /** Writes a record frame through the flyweight, field by field (the records path for the rest). */
     static int write(PacketWriter writer, RoceFrame frame, byte[] buffer, int offset) {
-        EthernetHeader ethernet = frame.ethernet();
-        writer.ethernet(buffer, offset, ethernet.destination().value(), ethernet.source().value(),
-                ethernet.vlan().map(VlanTag::tci).orElse(-1));
-        switch (frame.ip()) {
-            case Ipv4Header ip -> writer.ipv4(ip.trafficClass(), ip.identification(), ip.dontFragment(), ip.ttl(),
-                    ip.source().getAddress(), ip.destination().getAddress());
-            case Ipv6Header ip -> writer.ipv6(ip.trafficClass(), ip.flowLabel(), ip.hopLimit(),
-                    ip.source().getAddress(), ip.destination().getAddress());
-        }
+        start(writer, frame, buffer, offset);
         Bth bth = frame.packet().bth();
-        writer.udp(frame.udp().sourcePort()).bth(bth.opcode(), bth.destQp(), bth.psn())
+        writer.bth(bth.opcode(), bth.destQp(), bth.psn())
                 .solicitedEvent(bth.solicitedEvent()).migReq(bth.migReq()).pkey(bth.pkey())
                 .congestion(bth.fecn(), bth.becn()).ackReq(bth.ackReq());
         for (ExtensionHeader header : frame.packet().headers()) {
@@ -159,5 +151,19 @@ class PacketWriterTest {
         byte[] payload = frame.packet().payload();
         writer.payload(payload, 0, payload.length);
         return writer.finish(payload.length);
+    }
+
+    /** Starts {@code frame} in the flyweight: its Ethernet, IP and UDP header fields. */
+    static PacketWriter start(PacketWriter writer, RoceFrame frame, byte[] buffer, int offset) {
+        EthernetHeader ethernet = frame.ethernet();
+        writer.ethernet(buffer, offset, ethernet.destination().value(), ethernet.source().value(),
+                ethernet.vlan().map(VlanTag::tci).orElse(-1));
+        switch (frame.ip()) {
+            case Ipv4Header ip -> writer.ipv4(ip.trafficClass(), ip.identification(), ip.dontFragment(), ip.ttl(),
+                    ip.source().getAddress(), ip.destination().getAddress());
+            case Ipv6Header ip -> writer.ipv6(ip.trafficClass(), ip.flowLabel(), ip.hopLimit(),
+                    ip.source().getAddress(), ip.destination().getAddress());
+        }
+        return writer.udp(frame.udp().sourcePort());
     }
 }

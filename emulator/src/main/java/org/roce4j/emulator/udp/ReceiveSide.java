@@ -12,8 +12,12 @@ import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.DatagramPacket;
 import org.roce4j.emulator.DatagramReceiver;
 import org.roce4j.emulator.fabric.Clock;
+import org.roce4j.wire.HeaderType;
+import org.roce4j.wire.IcrcCalculator;
 import org.roce4j.wire.IcrcStatus;
 import org.roce4j.wire.MacAddress;
+import org.roce4j.wire.PacketWriter;
+import org.roce4j.wire.UdpHeader;
 
 /**
  * The UDP link's receive side: on a socket's Netty thread, each datagram is placed behind the
@@ -79,12 +83,15 @@ final class ReceiveSide {
 
     /** One per socket, run on its event loop thread: the buffer and ICRC state are its own. */
     private final class Receiver extends SimpleChannelInboundHandler<DatagramPacket> {
-        private final InetAddress local;
-        private final byte[] rx = new byte[UdpLink.ETHERNET + 40 + 8 + UdpLink.MAX_DATAGRAM];
+        private final boolean v6;
+        private final byte[] localAddress;
+        private final byte[] rx = new byte[PacketWriter.MAX_HEADERS_LENGTH + UdpLink.MAX_DATAGRAM];
+        private final PacketWriter headers = new PacketWriter();
         private final ReceivedIcrc icrc = new ReceivedIcrc();
 
         Receiver(InetAddress local) {
-            this.local = local;
+            this.v6 = local instanceof Inet6Address;
+            this.localAddress = local.getAddress();
         }
 
         @Override
@@ -96,16 +103,14 @@ final class ReceiveSide {
                 oversizeDrops.incrementAndGet();
                 return;
             }
-            InetSocketAddress sender = packet.sender();
-            boolean v6 = local instanceof Inet6Address;
-            int ip = UdpLink.ETHERNET;
-            int udp = ip + (v6 ? 40 : 20);
-            int bth = udp + 8;
+            int end = headersFor(packet.sender(), n);
+            int ip = headers.ipOffset();
+            int bth = headers.udpPayloadOffset();
             content.getBytes(content.readerIndex(), rx, bth, n);
-            writeHeaders(sender, v6, ip, udp, n);
             IcrcStatus status = IcrcStatus.NOT_CHECKED;
-            if (n >= 12 + 4) { // shorter: not even a BTH; the RNIC's parse drops it and counts why
-                switch (icrc.check(rx, ip, bth + n - 4, clock.nanoTime())) {
+            if (n >= HeaderType.BTH.length() + IcrcCalculator.LENGTH) {
+                // shorter: not even a BTH; the RNIC's parse drops it and counts why
+                switch (icrc.check(rx, ip, end - IcrcCalculator.LENGTH, clock.nanoTime())) {
                     case VALID -> {
                         icrcValid.incrementAndGet();
                         status = IcrcStatus.VALID;
@@ -126,15 +131,13 @@ final class ReceiveSide {
             }
             if (tap.isOpen() && tap.wantsReceived(status == IcrcStatus.VALID)) {
                 if (!v6) {
-                    int sum = Ipv4Checksum.udp(rx, ip, udp, 8 + n);
-                    rx[udp + 6] = (byte) (sum >>> 8);
-                    rx[udp + 7] = (byte) sum;
+                    UdpHeader.fillChecksum(rx, ip); // as the kernel received it (over IPv6: rxe's 0, kept)
                 }
-                tap.write(clock.epochNanos(), rx, 0, bth + n);
+                tap.write(clock.epochNanos(), rx, 0, end);
             }
             DatagramReceiver to = receiver;
             if (to != null) {
-                to.onDatagram(rx, ip, bth, bth + n, status);
+                to.onDatagram(rx, ip, bth, end, status);
             }
         }
 
@@ -142,58 +145,21 @@ final class ReceiveSide {
          * Ethernet (to our MAC, from 00:00:00:00:00:00: a socket does not show the sender's) and
          * the IP and UDP headers as far as a socket tells them: IPv4 with Identification 0 and DF
          * (the ICRC check replaces them by the sender's when it recovers another), TOS 0, TTL 64;
-         * IPv6 with traffic class and flow label 0 and hop limit 64 (all three masked by the ICRC).
+         * IPv6 with traffic class and flow label 0 and hop limit 64 (all three masked by the ICRC);
+         * UDP checksum 0. Laid out for {@code n} bytes of UDP payload, which go to the writer's
+         * {@link PacketWriter#udpPayloadOffset()}.
+         *
+         * @return where the frame ends
          */
-        private void writeHeaders(InetSocketAddress sender, boolean v6, int ip, int udp, int n) {
-            byte[] b = rx;
-            long mac = ourMac;
-            for (int i = 0; i < 6; i++) {
-                b[i] = (byte) (mac >>> (40 - 8 * i));
-                b[6 + i] = 0;
-            }
-            byte[] src = sender.getAddress().getAddress();
-            byte[] dst = local.getAddress();
-            int udpLength = 8 + n;
+        private int headersFor(InetSocketAddress sender, int n) {
+            headers.ethernet(rx, 0, ourMac, 0);
+            byte[] source = sender.getAddress().getAddress();
             if (v6) {
-                b[12] = (byte) 0x86;
-                b[13] = (byte) 0xDD;
-                b[ip] = 0x60;
-                b[ip + 1] = 0;
-                b[ip + 2] = 0;
-                b[ip + 3] = 0;
-                b[ip + 4] = (byte) (udpLength >>> 8);
-                b[ip + 5] = (byte) udpLength;
-                b[ip + 6] = 17;
-                b[ip + 7] = (byte) UdpLink.KERNEL_TTL;
-                System.arraycopy(src, src.length - 16, b, ip + 8, 16);
-                System.arraycopy(dst, 0, b, ip + 24, 16);
+                headers.ipv6(0, 0, UdpLink.KERNEL_TTL, source, localAddress);
             } else {
-                b[12] = 0x08;
-                b[13] = 0x00;
-                int total = 20 + udpLength;
-                b[ip] = 0x45;
-                b[ip + 1] = 0;
-                b[ip + 2] = (byte) (total >>> 8);
-                b[ip + 3] = (byte) total;
-                b[ip + 4] = 0;
-                b[ip + 5] = 0;
-                b[ip + 6] = 0x40;
-                b[ip + 7] = 0;
-                b[ip + 8] = (byte) UdpLink.KERNEL_TTL;
-                b[ip + 9] = 17;
-                System.arraycopy(src, src.length - 4, b, ip + 12, 4);
-                System.arraycopy(dst, 0, b, ip + 16, 4);
-                Ipv4Checksum.fill(b, ip);
+                headers.ipv4(0, 0, true, UdpLink.KERNEL_TTL, source, localAddress);
             }
-            int sourcePort = sender.getPort();
-            b[udp] = (byte) (sourcePort >>> 8);
-            b[udp + 1] = (byte) sourcePort;
-            b[udp + 2] = (byte) (UdpLink.ROCE_PORT >>> 8);
-            b[udp + 3] = (byte) UdpLink.ROCE_PORT;
-            b[udp + 4] = (byte) (udpLength >>> 8);
-            b[udp + 5] = (byte) udpLength;
-            b[udp + 6] = 0;
-            b[udp + 7] = 0;
+            return headers.udp(sender.getPort()).headers(n);
         }
 
         @Override

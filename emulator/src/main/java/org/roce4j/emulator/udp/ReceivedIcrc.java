@@ -3,6 +3,8 @@ package org.roce4j.emulator.udp;
 import java.util.zip.CRC32;
 
 import org.roce4j.wire.IcrcCalculator;
+import org.roce4j.wire.IpHeader;
+import org.roce4j.wire.Ipv4Header;
 
 /**
  * Checks the ICRC of a datagram received on a UDP socket, which does not show the IP header.
@@ -40,10 +42,11 @@ final class ReceivedIcrc {
     enum Verdict { VALID, VALID_ID_RECOVERED, ID_RESYNCED, ID_OUTSIDE_WINDOW, INVALID }
 
     /** Offset in the ICRC's input of the IPv4 Identification: 8 bytes of pseudo-LRH, then IP bytes 4..5. */
-    private static final int ID_POSITION = 8 + 4;
+    private static final int ID_POSITION = IcrcCalculator.IPV4_IDENTIFICATION_POSITION;
+    /** The Identification's length: 16 bits. */
+    private static final int ID_LENGTH = 2;
     /** The longest datagram the link takes (a 9216-byte jumbo frame). */
     static final int MAX_COVERED = 9216 + 8;
-    private static final int DF = 0x4000;
     /** rxe and roce4j send DF: that solution is tried first. */
     private static final boolean[] DF_FIRST = {true, false};
 
@@ -64,11 +67,11 @@ final class ReceivedIcrc {
     Verdict check(byte[] b, int ip, int icrcOffset, long nowNanos) {
         int computed = icrc.compute(b, ip, icrcOffset);
         int received = IcrcCalculator.read(b, icrcOffset);
-        if ((b[ip] & 0xF0) != 0x40) {
+        if (IpHeader.versionAt(b, ip) != 4) {
             return computed == received ? Verdict.VALID : Verdict.INVALID;
         }
-        int messageLength = 8 + icrcOffset - ip;
-        int[] solver = solver(messageLength - ID_POSITION - 2);
+        int messageLength = IcrcCalculator.coveredLength(ip, icrcOffset);
+        int[] solver = solver(messageLength - ID_POSITION - ID_LENGTH);
         // CRC-32 stores its register reflected; the value read LSB first is the CRC32 value itself.
         int delta = computed ^ received;
         int withDf = solve(solver, delta);
@@ -76,7 +79,7 @@ final class ReceivedIcrc {
         if (withDf < 0 && withoutDf < 0) {
             return Verdict.INVALID;
         }
-        int source = (b[ip + 12] & 0xFF) << 24 | (b[ip + 13] & 0xFF) << 16 | (b[ip + 14] & 0xFF) << 8 | b[ip + 15] & 0xFF;
+        int source = Ipv4Header.sourceAt(b, ip);
         int s = senders.find(source);
         if (s < 0) {
             boolean df = withDf >= 0;
@@ -109,12 +112,7 @@ final class ReceivedIcrc {
         if (id == 0 && df) {
             return Verdict.VALID; // what the header already says
         }
-        int flags = df ? DF : 0;
-        b[ip + 4] = (byte) (id >>> 8);
-        b[ip + 5] = (byte) id;
-        b[ip + 6] = (byte) (flags >>> 8);
-        b[ip + 7] = 0;
-        Ipv4Checksum.fill(b, ip);
+        Ipv4Header.writeIdentification(b, ip, id, df);
         return Verdict.VALID_ID_RECOVERED;
     }
 
@@ -140,10 +138,10 @@ final class ReceivedIcrc {
             return solver;
         }
         solver = new int[49];
-        int zero = crcOfZeros(2 + trailing);
+        int zero = crcOfZeros(ID_LENGTH + trailing);
         int rank = 0;
         for (int bit = 0; bit < 16; bit++) {
-            int v = crcOfOne(bit, 2 + trailing) ^ zero;
+            int v = crcOfWord(1 << bit, ID_LENGTH + trailing) ^ zero;
             int combination = 1 << bit;
             for (int j = 0; j < rank; j++) {
                 if ((v >>> solver[j] & 1) != 0) {
@@ -159,26 +157,18 @@ final class ReceivedIcrc {
             solver[32 + rank] = combination;
             rank++;
         }
-        // DF is bit 14 of the 16-bit word after the Identification: 0x40 in its first byte.
-        solver[48] = crcOfByte(0x40, trailing) ^ crcOfZeros(trailing);
+        // DF is bit 14 of the 16-bit flags word after the Identification.
+        solver[48] = crcOfWord(Ipv4Header.DONT_FRAGMENT, trailing) ^ crcOfZeros(trailing);
         solvers[trailing] = solver;
         return solver;
     }
 
-    /** CRC-32 of {@code length} bytes, all zero except Identification bit {@code bit} in the first two. */
-    private int crcOfOne(int bit, int length) {
-        int value = 1 << bit;
+    /** CRC-32 of {@code length} bytes: the 16-bit {@code word} (network order), then zeros. */
+    private int crcOfWord(int word, int length) {
         crc.reset();
-        crc.update(value >>> 8);
-        crc.update(value & 0xFF);
+        crc.update(word >>> 8);
+        crc.update(word & 0xFF);
         crc.update(zeros, 0, length - 2);
-        return (int) crc.getValue();
-    }
-
-    private int crcOfByte(int first, int length) {
-        crc.reset();
-        crc.update(first);
-        crc.update(zeros, 0, length - 1);
         return (int) crc.getValue();
     }
 

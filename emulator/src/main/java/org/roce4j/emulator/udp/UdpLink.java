@@ -36,6 +36,10 @@ import org.roce4j.emulator.fabric.Clock;
 import org.roce4j.emulator.fabric.FaultCounters;
 import org.roce4j.emulator.fabric.FaultInjector;
 import org.roce4j.emulator.fabric.FrameFilter;
+import org.roce4j.wire.IpHeader;
+import org.roce4j.wire.PacketInfo;
+import org.roce4j.wire.PacketWriter;
+import org.roce4j.wire.UdpHeader;
 
 /**
  * RoCEv2 over UDP sockets through Netty: one datagram socket per bound address, each bound to
@@ -51,8 +55,7 @@ import org.roce4j.emulator.fabric.FrameFilter;
  * UDP headers the link can know (see {@link ReceivedIcrc}), checks its ICRC, and hands it to the RNIC.
  */
 final class UdpLink implements ExternalLink, AutoCloseable {
-    static final int ROCE_PORT = 4791;
-    static final int ETHERNET = 14;
+    private static final int ROCE_PORT = UdpHeader.ROCE_PORT;
     /** The longest UDP payload taken: a 4096-byte MTU packet with every header fits many times. */
     static final int MAX_DATAGRAM = 9216;
     /** Linux's defaults for what a UDP socket puts in the fields the RNIC's AV would set (ip_default_ttl, hop_limit). */
@@ -81,7 +84,9 @@ final class UdpLink implements ExternalLink, AutoCloseable {
     private final InetSocketAddress[] recentDestinations = new InetSocketAddress[16];
     private int nextRecent;
     /** The tap's copy of a sent frame. Under the fabric lock. */
-    private final byte[] txTapFrame = new byte[ETHERNET + 40 + 8 + MAX_DATAGRAM];
+    private final byte[] txTapFrame = new byte[PacketWriter.MAX_HEADERS_LENGTH + MAX_DATAGRAM];
+    /** Where a sent frame's addresses and UDP payload are. Under the fabric lock. */
+    private final PacketInfo sentHeaders = new PacketInfo();
 
     /** A socket on ADDRESS:4791: {@code ip} is the address's bytes, compared with a frame's source. */
     private record BoundSocket(Channel channel, InetAddress address, byte[] ip) {
@@ -269,14 +274,16 @@ final class UdpLink implements ExternalLink, AutoCloseable {
     }
 
     private void send(byte[] frame, int offset, int length) {
-        int ip = offset + ETHERNET;
-        boolean v6 = (frame[ip] & 0xF0) == 0x60;
-        int addressLength = v6 ? 16 : 4;
-        int source = v6 ? ip + 8 : ip + 12;
-        int destination = source + addressLength;
-        int payload = ip + (v6 ? 40 : 20) + 8;
+        PacketInfo headers = sentHeaders;
+        if (!headers.locateFrameHeaders(frame, offset, length)) {
+            noSocketDrops.incrementAndGet(); // too short for IP and UDP headers: nothing to address a socket by
+            return;
+        }
+        int addressLength = headers.ipAddressLength();
+        int destination = headers.ipDestinationOffset();
+        int payload = headers.bthOffset();
         int n = offset + length - payload;
-        BoundSocket socket = socketFor(frame, source, addressLength);
+        BoundSocket socket = socketFor(frame, headers.ipSourceOffset(), addressLength);
         if (socket == null || closed) {
             noSocketDrops.incrementAndGet();
             return;
@@ -288,7 +295,7 @@ final class UdpLink implements ExternalLink, AutoCloseable {
             return;
         }
         if (tap.isOpen()) {
-            tapSent(frame, offset, length, v6);
+            tapSent(frame, offset, length, headers.ipOffset() - offset, headers.ipVersion() == 6);
         }
         pacer.send(channel, frame, payload, n, to);
     }
@@ -339,26 +346,17 @@ final class UdpLink implements ExternalLink, AutoCloseable {
         return to;
     }
 
-    /** The sent frame as the kernel puts it on the wire: the socket's TOS 0 and TTL 64, a real UDP checksum. */
-    private void tapSent(byte[] frame, int offset, int length, boolean v6) {
+    /**
+     * The sent frame as the kernel puts it on the wire: the socket's TOS / traffic class and flow
+     * label 0 (Linux may set an automatic flow label) and TTL / hop limit 64, and over IPv4 a real
+     * UDP checksum (over IPv6 the frame already carries one).
+     */
+    private void tapSent(byte[] frame, int offset, int length, int ip, boolean v6) {
         byte[] t = txTapFrame;
         System.arraycopy(frame, offset, t, 0, length);
-        int ip = ETHERNET;
-        if (v6) {
-            t[ip] = 0x60; // traffic class and flow label: the socket's (0; Linux may set an automatic flow label)
-            t[ip + 1] = 0;
-            t[ip + 2] = 0;
-            t[ip + 3] = 0;
-            t[ip + 7] = (byte) KERNEL_TTL;
-        } else {
-            t[ip + 1] = 0;
-            t[ip + 8] = (byte) KERNEL_TTL;
-            Ipv4Checksum.fill(t, ip);
-            int udp = ip + 20;
-            int udpLength = length - ETHERNET - 20;
-            int sum = Ipv4Checksum.udp(t, ip, udp, udpLength);
-            t[udp + 6] = (byte) (sum >>> 8);
-            t[udp + 7] = (byte) sum;
+        IpHeader.writeVariantFields(t, ip, 0, 0, KERNEL_TTL);
+        if (!v6) {
+            UdpHeader.fillChecksum(t, ip);
         }
         tap.write(clock.epochNanos(), t, 0, length);
     }
