@@ -31,10 +31,28 @@ public enum Errno {
     ENOSPC(28, "No space left on device"),
     /** {@code ENOSYS} (38): function not implemented. */
     ENOSYS(38, "Function not implemented"),
+    /** {@code ENODATA} (61): no data available. */
+    ENODATA(61, "No data available"),
     /** {@code EOPNOTSUPP} (95): operation not supported. */
     EOPNOTSUPP(95, "Operation not supported"),
+    /** {@code EADDRINUSE} (98): address already in use. */
+    EADDRINUSE(98, "Address already in use"),
+    /** {@code EADDRNOTAVAIL} (99): cannot assign requested address. */
+    EADDRNOTAVAIL(99, "Cannot assign requested address"),
+    /** {@code ENETUNREACH} (101): network is unreachable. */
+    ENETUNREACH(101, "Network is unreachable"),
+    /** {@code ECONNRESET} (104): connection reset by peer. */
+    ECONNRESET(104, "Connection reset by peer"),
+    /** {@code EISCONN} (106): transport endpoint is already connected. */
+    EISCONN(106, "Transport endpoint is already connected"),
+    /** {@code ENOTCONN} (107): transport endpoint is not connected. */
+    ENOTCONN(107, "Transport endpoint is not connected"),
     /** {@code ETIMEDOUT} (110): connection timed out. */
-    ETIMEDOUT(110, "Connection timed out");
+    ETIMEDOUT(110, "Connection timed out"),
+    /** {@code ECONNREFUSED} (111): connection refused. */
+    ECONNREFUSED(111, "Connection refused"),
+    /** {@code EHOSTUNREACH} (113): no route to host. */
+    EHOSTUNREACH(113, "No route to host");
 
     private final int number;
     private final String text;

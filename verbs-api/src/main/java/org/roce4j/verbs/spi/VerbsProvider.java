@@ -1,5 +1,9 @@
 package org.roce4j.verbs.spi;
 
+import org.roce4j.cm.EventChannel;
+import org.roce4j.verbs.Errno;
+import org.roce4j.verbs.VerbsException;
+
 import java.util.List;
 
 import org.roce4j.verbs.Device;
@@ -28,4 +32,21 @@ public interface VerbsProvider {
 
     /** {@return its devices, as {@code ibv_get_device_list} would list them} */
     List<Device> devices();
+
+    /**
+     * {@return a new rdma_cm event channel ({@code rdma_create_event_channel}) on this backend}
+     *
+     * @throws VerbsException ENOSYS when the backend has no connection manager
+     */
+    default EventChannel createEventChannel() {
+        throw new VerbsException(Errno.ENOSYS, "rdma_create_event_channel: " + whyNoConnectionManager());
+    }
+
+    /**
+     * {@return one line saying why this backend has no connection manager here ("librdmacm.so.1 not
+     * found …"), or an empty string when {@link #createEventChannel()} works}
+     */
+    default String whyNoConnectionManager() {
+        return "the " + name() + " provider has no RDMA connection manager";
+    }
 }
