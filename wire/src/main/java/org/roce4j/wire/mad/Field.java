@@ -115,8 +115,8 @@ record Field(int byteOffset, int bitOffset, int width) {
     }
 
     /**
-     * {@return a copy of {@code value}, which must be at most the field's length} Shorter data is
-     * zero-padded on the wire; the receiver always reads the whole field.
+     * {@return {@code value} zero-padded to the field's length, which it must not exceed} The wire
+     * carries no length: the receiver always reads the whole field, so the record holds it whole.
      */
     byte[] checkBytes(String name, byte[] value) {
         if (value == null) {
@@ -125,6 +125,6 @@ record Field(int byteOffset, int bitOffset, int width) {
         if (value.length > length()) {
             throw new IllegalArgumentException(name + " is " + value.length + " bytes; the field holds " + length());
         }
-        return value.clone();
+        return Arrays.copyOf(value, length());
     }
 }
