@@ -44,11 +44,6 @@ record Field(int byteOffset, int bitOffset, int width) {
         return width / 8;
     }
 
-    /** {@return the byte after the field's last} */
-    int end() {
-        return byteOffset + (bitOffset + width + 7) / 8;
-    }
-
     long get(byte[] buf, int base) {
         int start = (base + byteOffset) * 8 + bitOffset;
         long value = 0;
@@ -107,11 +102,6 @@ record Field(int byteOffset, int bitOffset, int width) {
         if (width < Long.SIZE && (value < 0 || value >>> width != 0)) {
             throw new IllegalArgumentException(name + " " + value + " does not fit in " + width + " bits");
         }
-    }
-
-    /** Rejects a value that does not fit a 32-bit field read as unsigned, e.g. a Q_Key. */
-    void checkInt(String name, int value) {
-        check(name, width >= Integer.SIZE ? 0 : value);
     }
 
     /**
