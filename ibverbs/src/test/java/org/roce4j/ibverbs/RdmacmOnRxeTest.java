@@ -129,9 +129,12 @@ class RdmacmOnRxeTest {
             assertThat(inbox.getString(0)).isEqualTo("ping over rdma_cm");
             assertThat(poll(clientCq).status()).isEqualTo(WcStatus.SUCCESS);
 
+            // The DREQ reaches the server at once; the client's DISCONNECTED waits for the DREP, which
+            // the server's own rdma_disconnect sends (cma.c: IB_CM_DREP_RECEIVED → DISCONNECTED).
             active.disconnect();
-            expect(client, CmEventType.DISCONNECTED).ack();
             expect(server, CmEventType.DISCONNECTED).ack();
+            passive.disconnect();
+            expect(client, CmEventType.DISCONNECTED).ack();
 
             verbs.close();   // librdmacm's: closing it leaves it open for the other ids
             active.destroyQp();
