@@ -1,0 +1,72 @@
+package org.roce4j.emulator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * QP 1 is the node's General Services Interface, not an EmulatedQp: frames to it reach the
+ * communication manager after the GSI's checks (rxe_recv.c check_keys: Q_Key 0x80010000 on QP 1;
+ * a 256-byte MAD in a UD SEND Only), and what fails them is dropped and counted.
+ */
+class GsiChecksTest {
+    private static final int UD_SEND_ONLY = 0x64;
+    private static final int RC_SEND_ONLY = 0x04;
+    private final TwoNodes nodes = new TwoNodes();
+    private final ForgedFrames forged = new ForgedFrames();
+
+    @AfterEach
+    void close() {
+        nodes.close();
+    }
+
+    private static byte[] deth(int qkey, int sourceQp) {
+        return new byte[] {(byte) (qkey >>> 24), (byte) (qkey >>> 16), (byte) (qkey >>> 8), (byte) qkey,
+            0, (byte) (sourceQp >>> 16), (byte) (sourceQp >>> 8), (byte) sourceQp};
+    }
+
+    private void deliver(int opcode, int pkey, byte[] headers, int payloadLength) {
+        byte[] transport = ForgedFrames.transport(opcode, 1, 0, true, headers, new byte[payloadLength]);
+        transport[2] = (byte) (pkey >>> 8);
+        transport[3] = (byte) pkey;
+        byte[] frame = forged.frame(transport);
+        nodes.fabric.locked(() -> nodes.rnicB.rnic().onFrame(frame, 0, frame.length, 0));
+    }
+
+    @Test
+    @DisplayName("IBTA 13.5.1: a UD SEND Only of 256 bytes with Q_Key 0x80010000 and P_Key 0xFFFF reaches the CM, not an unknown QP")
+    void madToQp1ReachesTheCommunicationManager() {
+        deliver(UD_SEND_ONLY, 0xFFFF, deth(0x80010000, 1), 256);
+        assertThat(nodes.rnicB.counter(RnicCounter.MADS_RECEIVED)).isEqualTo(1);
+        assertThat(nodes.rnicB.counter(RnicCounter.DROPPED_UNKNOWN_QP)).isZero();
+        // Its bytes are no CM MAD (all zero: base version 0): the CM drops it as one it cannot decode.
+        assertThat(nodes.rnicB.counter(RnicCounter.DROPPED_BAD_MAD)).isEqualTo(1);
+    }
+
+    @Test
+    @DisplayName("rxe check_keys: a packet to QP 1 with another Q_Key is dropped as a Q_Key violation")
+    void wrongQkeyIsDropped() {
+        deliver(UD_SEND_ONLY, 0xFFFF, deth(0x11111111, 1), 256);
+        assertThat(nodes.rnicB.counter(RnicCounter.DROPPED_QKEY_VIOLATION)).isEqualTo(1);
+        assertThat(nodes.rnicB.counter(RnicCounter.MADS_RECEIVED)).isZero();
+    }
+
+    @Test
+    @DisplayName("The GSI takes P_Key 0xFFFF only: 0x7FFF (limited membership) is dropped as a bad P_Key")
+    void limitedPkeyIsDropped() {
+        deliver(UD_SEND_ONLY, 0x7FFF, deth(0x80010000, 1), 256);
+        assertThat(nodes.rnicB.counter(RnicCounter.DROPPED_BAD_PKEY)).isEqualTo(1);
+        assertThat(nodes.rnicB.counter(RnicCounter.MADS_RECEIVED)).isZero();
+    }
+
+    @Test
+    @DisplayName("A MAD is 256 bytes in a UD SEND Only: an RC SEND or a short UD SEND to QP 1 is a bad MAD")
+    void notAMadIsDropped() {
+        deliver(RC_SEND_ONLY, 0xFFFF, new byte[0], 256);
+        deliver(UD_SEND_ONLY, 0xFFFF, deth(0x80010000, 1), 200);
+        assertThat(nodes.rnicB.counter(RnicCounter.DROPPED_BAD_MAD)).isEqualTo(2);
+        assertThat(nodes.rnicB.counter(RnicCounter.MADS_RECEIVED)).isZero();
+    }
+}
