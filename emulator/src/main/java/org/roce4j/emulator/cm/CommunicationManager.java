@@ -92,8 +92,14 @@ public final class CommunicationManager implements Agent, GsiReceiver, GsiAgent.
         return cm;
     }
 
-    void listeners(RequestListeners requestListeners) {
-        this.listeners = requestListeners;
+    /** The host whose ids listen on this node's service IDs; a node belongs to one host. */
+    void takeListeners(RequestListeners host) {
+        rnic.run(() -> {
+            if (listeners != null && listeners != host) {
+                throw new IllegalStateException(rnic.name + " belongs to another rdma_cm host already");
+            }
+            listeners = host;
+        });
     }
 
     // ---- receiving -------------------------------------------------------------------------

@@ -480,6 +480,14 @@ public final class Rnic implements Agent, FrameReceiver {
         waitingForLinkRoom.clear();
     }
 
+    /**
+     * {@return whether a frame to {@code gid} has somewhere to go: a node of the fabric owns it (the
+     * neighbour table, as ARP would answer), or — on a link — the host routes it}
+     */
+    public boolean canReach(Gid gid) {
+        return link != null || neighbors.lookup(gid) >= 0;
+    }
+
     /** The MAC to send to for a path, resolving it on first use; broadcast when nobody has the GID. */
     public long destinationMac(NetworkPath path) {
         if (path.destinationMac < 0) {

@@ -1,0 +1,239 @@
+package org.roce4j.emulator.cm;
+
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SplittableRandom;
+import java.util.random.RandomGenerator;
+import org.roce4j.cm.CmEventType;
+import org.roce4j.cm.ConnParam;
+import org.roce4j.cm.EventChannel;
+import org.roce4j.cm.PortSpace;
+import org.roce4j.emulator.fabric.Fabric;
+import org.roce4j.emulator.node.Rnic;
+import org.roce4j.verbs.Context;
+import org.roce4j.verbs.Gid;
+import org.roce4j.wire.mad.CmaHeader;
+import org.roce4j.wire.mad.ConnectRequest;
+import org.roce4j.wire.mad.ServiceId;
+
+/**
+ * The host rdma_cm runs on, for the emulator: a set of emulated devices that share port bindings
+ * (one network namespace), as the RDMA devices of one Linux machine do. It picks devices for
+ * addresses ({@code cma_acquire_dev} by address, addr.c's route lookup), opens the one device
+ * context each device gets ({@code id->verbs}), and hands the REQs its devices' CMs receive to the
+ * listening ids ({@code cma_ib_req_handler}, {@code cma_find_listener}). A device belongs to one host.
+ */
+public final class RdmaCmHost implements CommunicationManager.RequestListeners {
+    private final List<Rnic> nodes;
+    final PortBindings bindings;
+    private final Map<Rnic, Context> contexts = new HashMap<>();
+    private final List<Fabric> fabrics = new ArrayList<>();
+
+    private RdmaCmHost(List<Rnic> nodes) {
+        this.nodes = List.copyOf(nodes);
+        boolean deterministic = nodes.stream().allMatch(Rnic::isDeterministic);
+        RandomGenerator random = deterministic ? new SplittableRandom(nodes.isEmpty() ? 0 : nodes.getFirst().nodeGuid)
+                : new SecureRandom();
+        this.bindings = new PortBindings(random);
+        for (Rnic node : nodes) {
+            if (!fabrics.contains(node.fabric)) {
+                fabrics.add(node.fabric);
+            }
+        }
+    }
+
+    /**
+     * {@return a host over these devices}
+     *
+     * @throws IllegalStateException when a device belongs to another host already
+     */
+    public static RdmaCmHost over(List<Rnic> nodes) {
+        RdmaCmHost host = new RdmaCmHost(nodes);
+        for (Rnic node : nodes) {
+            CommunicationManager.of(node).takeListeners(host);
+        }
+        return host;
+    }
+
+    /** {@return a new event channel on this host: {@code rdma_create_event_channel}} */
+    public EventChannel createEventChannel() {
+        return new EmulatedEventChannel(this);
+    }
+
+    List<Fabric> fabrics() {
+        return fabrics;
+    }
+
+    /** The device's context, opened once and owned by the host (librdmacm's {@code cma_dev->verbs}). */
+    synchronized Context context(Rnic device) {
+        return contexts.computeIfAbsent(device, d -> d.device.open());
+    }
+
+    // ---- addresses ---------------------------------------------------------------------------
+
+    /** {@return the device with {@code address} among its GIDs, or null} */
+    Rnic deviceOwning(InetAddress address) {
+        Gid gid = Gid.of(address);
+        for (Rnic node : nodes) {
+            if (node.gids.all().contains(gid)) {
+                return node;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The device a destination is reached from: the one that owns it (a local address routes to
+     * loopback), else the first whose fabric has a node with it, else the first with an address of
+     * its IP version (the neighbour will not answer); null when no device has that IP version.
+     */
+    Rnic route(InetAddress destination) {
+        Rnic owner = deviceOwning(destination);
+        if (owner != null) {
+            return owner;
+        }
+        Gid gid = Gid.of(destination);
+        Rnic fallback = null;
+        for (Rnic node : nodes) {
+            if (!hasVersion(node, destination)) {
+                continue;
+            }
+            if (node.call(() -> node.canReach(gid))) {
+                return node;
+            }
+            if (fallback == null) {
+                fallback = node;
+            }
+        }
+        return fallback;
+    }
+
+    private static boolean hasVersion(Rnic node, InetAddress destination) {
+        boolean v4 = destination instanceof Inet4Address;
+        for (Gid gid : node.gids.all()) {
+            if (gid.isIpv4Mapped() == v4 && (v4 || !isLinkLocal(gid) || destination.isLinkLocalAddress())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean isLinkLocal(Gid gid) {
+        return (gid.subnetPrefix() >>> 48) == 0xfe80;
+    }
+
+    /** The device's address to send to {@code destination} from: its IPv4 for IPv4, its IPv6 GID of the same scope otherwise. */
+    static InetAddress addressFor(Rnic device, InetAddress destination) {
+        boolean v4 = destination instanceof Inet4Address;
+        for (Gid gid : device.gids.all()) {
+            if (gid.isIpv4Mapped() == v4 && (v4 || isLinkLocal(gid) == destination.isLinkLocalAddress())) {
+                return addressOf(gid);
+            }
+        }
+        return addressOf(device.gids.get(0));
+    }
+
+    /** The GID index of {@code local} on {@code device}. */
+    static int gidIndex(Rnic device, InetAddress local) {
+        List<Gid> all = device.gids.all();
+        int index = local == null ? -1 : all.indexOf(Gid.of(local));
+        return Math.max(index, 0);
+    }
+
+    static InetAddress addressOf(Gid gid) {
+        return gid.toInetAddress();
+    }
+
+    static InetAddress wildcard(InetSocketAddress peer) {
+        try {
+            return peer != null && peer.getAddress() instanceof Inet6Address
+                    ? InetAddress.getByName("::") : InetAddress.getByName("0.0.0.0");
+        } catch (UnknownHostException impossible) {
+            throw new AssertionError(impossible);
+        }
+    }
+
+    // ---- incoming requests (under the receiving device's fabric lock) --------------------------
+
+    /**
+     * cma_ib_req_handler: ib_cm listens on a service ID for each id listening on its port in its
+     * space, on the listener's device or — wildcard — on all. No such listener: null (REJ 8, invalid
+     * service ID). A listener whose address does not match, or whose backlog is full, refuses:
+     * the REJ is reason 28 (cm_destroy_id of a REQ received), as the kernel's handler error gives.
+     */
+    @Override
+    public CmUser connectRequest(CmConnection connection, ConnectRequest request) {
+        long serviceId = request.serviceId();
+        Optional<PortSpace> space = ServiceId.isRdmaCm(serviceId) ? PortSpace.of(ServiceId.portSpace(serviceId))
+                : Optional.empty();
+        if (space.isEmpty()) {
+            return null;
+        }
+        Rnic device = connection.cm.rnic;
+        List<EmulatedCmId> listening = new ArrayList<>();
+        for (EmulatedCmId holder : bindings.holders(space.get(), ServiceId.port(serviceId))) {
+            if (holder.state == RdmaCmState.LISTEN && (holder.rnic == null || holder.rnic == device)) {
+                listening.add(holder);
+            }
+        }
+        if (listening.isEmpty()) {
+            return null;
+        }
+        byte[] data = request.privateData();
+        CmaHeader header = null;
+        if (space.get() != PortSpace.IB) {
+            header = CmaHeader.decode(data, 0, data.length).orElse(null);
+        }
+        InetAddress destination = header != null ? header.destination() : addressOf(connection.localGid);
+        EmulatedCmId listener = null;
+        for (EmulatedCmId candidate : listening) {
+            if (candidate.boundAddress == null || candidate.boundAddress.equals(destination)) {
+                listener = candidate;
+                break;
+            }
+        }
+        if (listener == null || (space.get() != PortSpace.IB && header == null)
+                || listener.pendingRequests.get() >= listener.backlog) {
+            // ucma_event_handler: past the backlog the new id is destroyed — ib_cm rejects the REQ.
+            connection.sendRej(CmConnection.REJ_CONSUMER_DEFINED, null);
+            return null;
+        }
+        return newConnectionId(listener, connection, request, header, destination, space.get());
+    }
+
+    private EmulatedCmId newConnectionId(EmulatedCmId listener, CmConnection connection, ConnectRequest request,
+                                         CmaHeader header, InetAddress destination, PortSpace space) {
+        EmulatedCmId child = new EmulatedCmId(this, listener.channel, space, listener.context());
+        listener.channel.adopt(child);
+        child.listener = listener;
+        child.rnic = connection.cm.rnic;
+        child.localGid = connection.localGid;
+        child.remoteGid = connection.remoteGid;
+        child.sgidIndex = Math.max(child.rnic.gids.all().indexOf(connection.localGid), 0);
+        child.boundAddress = destination;
+        child.boundPort = ServiceId.port(request.serviceId());
+        child.peer = header != null ? new InetSocketAddress(header.source(), header.sourcePort())
+                : new InetSocketAddress(addressOf(connection.remoteGid), 0);
+        child.connection = connection;
+        child.state = RdmaCmState.CONNECT;
+        listener.pendingRequests.incrementAndGet();
+        byte[] data = request.privateData();
+        int offset = space == PortSpace.IB ? 0 : CmaHeader.LENGTH;
+        byte[] consumer = java.util.Arrays.copyOfRange(data, offset, data.length);
+        // cma_set_req_event_data: the peer's view turned round.
+        ConnParam conn = new ConnParam(consumer, request.initiatorDepth(), request.responderResources(),
+                request.endToEndFlowControl() ? 1 : 0, request.retryCount(), request.rnrRetryCount(), request.srq(),
+                request.localQpn());
+        child.post(CmEventType.CONNECT_REQUEST, 0, conn);
+        return child;
+    }
+}

@@ -1,0 +1,87 @@
+package org.roce4j.emulator.cm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.roce4j.emulator.cm.CmNodes.expect;
+import static org.roce4j.emulator.cm.CmNodes.expectAndAck;
+import static org.roce4j.emulator.cm.CmNodes.param;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.roce4j.cm.CmEvent;
+import org.roce4j.cm.CmEventType;
+import org.roce4j.cm.CmId;
+import org.roce4j.cm.ConnParam;
+import org.roce4j.verbs.QpState;
+import org.roce4j.verbs.RecvWr;
+import org.roce4j.verbs.SendWr;
+import org.roce4j.verbs.WcStatus;
+import org.roce4j.verbs.WorkCompletion;
+
+/** rdma_connect / rdma_accept over the emulated CM: REQ → REP → RTU, private data both ways, a SEND after. */
+class ConnectAcceptTest {
+    private final CmNodes nodes = new CmNodes();
+
+    @AfterEach
+    void close() {
+        nodes.close();
+    }
+
+    private static String text(byte[] data, int length) {
+        return new String(Arrays.copyOf(data, length), StandardCharsets.US_ASCII);
+    }
+
+    @Test
+    @DisplayName("IBTA 12.6: REQ/REP/RTU carry the private data both ways; both QPs reach RTS and a SEND goes through")
+    void connectAcceptWithPrivateDataBothWaysThenSend() {
+        CmId listener = nodes.listen(CmNodes.PORT, 8);
+        CmId clientId = nodes.resolvedClient(CmNodes.PORT);
+        CmNodes.Endpoint client = nodes.new Endpoint(clientId);
+        clientId.connect(param("hello from client").withReadDepths(4, 2));
+
+        CmEvent request = expect(nodes.server, CmEventType.CONNECT_REQUEST);
+        CmId serverId = request.id();
+        assertThat(request.listenId()).contains(listener);
+        assertThat(text(request.privateData(), 17)).isEqualTo("hello from client");
+        // The event's private data is the REQ's field less rdma_cm's 36-byte header, zero-padded (92 − 36).
+        assertThat(request.privateData()).hasSize(56);
+        ConnParam asked = request.conn().orElseThrow();
+        assertThat(asked.responderResources()).as("the client's initiator depth, seen from the server").isEqualTo(2);
+        assertThat(asked.initiatorDepth()).as("the client's responder resources").isEqualTo(4);
+        assertThat(asked.qpNum()).isEqualTo(client.qp.qpNum());
+        assertThat(serverId.peerAddress().getAddress()).isEqualTo(CmNodes.address("10.0.0.2"));
+        assertThat(serverId.peerAddress().getPort()).isEqualTo(clientId.localAddress().getPort());
+        assertThat(serverId.localAddress()).isEqualTo(CmNodes.socket("10.0.0.1", CmNodes.PORT));
+        request.ack();
+
+        CmNodes.Endpoint server = nodes.new Endpoint(serverId);
+        server.qp.postRecv(RecvWr.of(1, server.mr, 0, 4096));
+        serverId.accept(param("welcome").withReadDepths(1, 1));
+
+        CmEvent established = expect(nodes.client, CmEventType.ESTABLISHED);
+        assertThat(text(established.privateData(), 7)).isEqualTo("welcome");
+        assertThat(established.privateData()).hasSize(196);
+        assertThat(established.conn().orElseThrow().qpNum()).isEqualTo(server.qp.qpNum());
+        established.ack();
+        expectAndAck(nodes.server, CmEventType.ESTABLISHED);
+
+        assertThat(client.qp.state()).isEqualTo(QpState.RTS);
+        assertThat(server.qp.state()).isEqualTo(QpState.RTS);
+
+        client.memory.asByteBuffer().put("ping over rdma_cm".getBytes(StandardCharsets.US_ASCII));
+        client.qp.postSend(SendWr.send(2, client.mr, 0, 17));
+        List<WorkCompletion> sent = client.poll();
+        List<WorkCompletion> received = server.poll();
+        assertThat(sent).singleElement().satisfies(wc -> assertThat(wc.status()).isEqualTo(WcStatus.SUCCESS));
+        assertThat(received).singleElement().satisfies(wc -> {
+            assertThat(wc.status()).isEqualTo(WcStatus.SUCCESS);
+            assertThat(wc.byteLen()).isEqualTo(17);
+        });
+        byte[] got = new byte[17];
+        server.memory.asByteBuffer().get(got);
+        assertThat(new String(got, StandardCharsets.US_ASCII)).isEqualTo("ping over rdma_cm");
+    }
+}
