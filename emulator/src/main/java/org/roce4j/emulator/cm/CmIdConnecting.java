@@ -217,7 +217,10 @@ final class CmIdConnecting {
 
     // ---- either side --------------------------------------------------------------------------
 
-    /** rdma_disconnect: the QP to ERR; a DREQ when established, the DREP when a DREQ came. */
+    /**
+     * rdma_disconnect: the QP to ERR; a DREQ when established, the DREP when a DREQ came. The id
+     * stays in CONNECT until the DREP (or the DREQ's timeout) brings DISCONNECTED, as in cma.c.
+     */
     void disconnect() {
         id.lockedRun(() -> {
             CmConnection c = id.connection;
@@ -235,9 +238,6 @@ final class CmIdConnecting {
                 default -> {
                     // disconnected already
                 }
-            }
-            if (id.state == RdmaCmState.CONNECT && c.state == CmState.DREQ_SENT) {
-                id.state = RdmaCmState.DISCONNECT;
             }
         });
     }

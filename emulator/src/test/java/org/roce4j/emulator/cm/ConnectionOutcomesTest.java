@@ -1,0 +1,196 @@
+package org.roce4j.emulator.cm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.roce4j.emulator.cm.CmNodes.expect;
+import static org.roce4j.emulator.cm.CmNodes.expectAndAck;
+import static org.roce4j.emulator.cm.CmNodes.param;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.roce4j.cm.CmEvent;
+import org.roce4j.cm.CmEventType;
+import org.roce4j.cm.CmId;
+import org.roce4j.cm.PortSpace;
+import org.roce4j.emulator.fabric.Faults;
+import org.roce4j.emulator.fabric.FrameMatch;
+import org.roce4j.verbs.Errno;
+import org.roce4j.verbs.QpState;
+import org.roce4j.verbs.VerbsException;
+
+/** What a connection attempt ends in besides ESTABLISHED, with librdmacm's events and statuses. */
+class ConnectionOutcomesTest {
+    private final CmNodes nodes = new CmNodes();
+
+    @AfterEach
+    void close() {
+        nodes.close();
+    }
+
+    private long virtualMillis() {
+        return nodes.fabric.clock().nanoTime() / 1_000_000;
+    }
+
+    @Test
+    @DisplayName("rdma_reject: REJECTED with status 28 (consumer reject) and the REJ's private data; the client's QP goes to ERR")
+    void rejectCarriesReason28AndPrivateData() {
+        nodes.listen(CmNodes.PORT, 4);
+        CmId clientId = nodes.resolvedClient(CmNodes.PORT);
+        CmNodes.Endpoint client = nodes.new Endpoint(clientId);
+        clientId.connect(param("let me in"));
+        CmEvent request = expect(nodes.server, CmEventType.CONNECT_REQUEST);
+        request.ack();
+        request.id().reject("go away".getBytes(StandardCharsets.US_ASCII));
+
+        CmEvent rejected = expect(nodes.client, CmEventType.REJECTED);
+        assertThat(rejected.status()).isEqualTo(28);
+        assertThat(new String(rejected.privateData(), 0, 7, StandardCharsets.US_ASCII)).isEqualTo("go away");
+        assertThat(rejected.privateData()).hasSize(148);
+        rejected.ack();
+        assertThat(client.qp.state()).isEqualTo(QpState.ERR);
+    }
+
+    @Test
+    @DisplayName("IBTA 12.6.7 / cm_req_handler: a REQ for a port nobody listens on is rejected, reason 8 (invalid service ID)")
+    void noListenerIsRejectedWithReason8() {
+        CmId clientId = nodes.resolvedClient(9999);
+        nodes.new Endpoint(clientId);
+        clientId.connect(param(null));
+        CmEvent rejected = expect(nodes.client, CmEventType.REJECTED);
+        assertThat(rejected.status()).isEqualTo(8);
+        rejected.ack();
+    }
+
+    @Test
+    @DisplayName("addr.c: an address no node owns ends in ADDR_ERROR −ETIMEDOUT after the resolution timeout, in virtual time")
+    void unreachableAddressIsAnAddressErrorAfterTheTimeout() {
+        CmId id = nodes.client.createId(PortSpace.TCP);
+        long start = virtualMillis();
+        id.resolveAddr(null, CmNodes.socket("10.0.0.99", CmNodes.PORT), Duration.ofMillis(2000));
+        CmEvent error = expect(nodes.client, CmEventType.ADDR_ERROR);
+        assertThat(error.status()).isEqualTo(-110);
+        assertThat(virtualMillis() - start).isEqualTo(2000);
+        error.ack();
+        id.close();
+    }
+
+    @Test
+    @DisplayName("cm.c: a REQ nobody answers is sent 1 + 15 times, 6144 ms apart, then UNREACHABLE −ETIMEDOUT (98.3 s, virtual)")
+    void silentPeerIsUnreachableAfterTheRetries() {
+        CmId clientId = nodes.resolvedClient(CmNodes.PORT);
+        nodes.new Endpoint(clientId);
+        // The server's node drops every frame: its CM never sees the REQs.
+        nodes.fabric.faults(Faults.seeded(1).drop(1.0, FrameMatch.to(nodes.serverNode.mac())));
+        long start = virtualMillis();
+        clientId.connect(param(null));
+        CmEvent unreachable = nodes.client.getEvent(Duration.ofSeconds(200)).orElseThrow();
+        assertThat(unreachable.type()).isEqualTo(CmEventType.UNREACHABLE);
+        assertThat(unreachable.status()).isEqualTo(-110);
+        assertThat(virtualMillis() - start).isEqualTo(16 * 6144L);
+        unreachable.ack();
+    }
+
+    @Test
+    @DisplayName("rdma_disconnect from the client: DISCONNECTED on both sides, then TIMEWAIT_EXIT on both")
+    void disconnectFromClient() {
+        Connected c = connect();
+        c.clientId.disconnect();
+        expectAndAck(nodes.server, CmEventType.DISCONNECTED);
+        c.serverId.disconnect(); // as rping does on DISCONNECTED: the DREP goes out
+        expectAndAck(nodes.client, CmEventType.DISCONNECTED);
+        expectAndAck(nodes.client, CmEventType.TIMEWAIT_EXIT);
+        expectAndAck(nodes.server, CmEventType.TIMEWAIT_EXIT);
+    }
+
+    @Test
+    @DisplayName("rdma_disconnect from the server: DISCONNECTED on both sides, then TIMEWAIT_EXIT on both")
+    void disconnectFromServer() {
+        Connected c = connect();
+        c.serverId.disconnect();
+        expectAndAck(nodes.client, CmEventType.DISCONNECTED);
+        c.clientId.disconnect();
+        expectAndAck(nodes.server, CmEventType.DISCONNECTED);
+        expectAndAck(nodes.server, CmEventType.TIMEWAIT_EXIT);
+        expectAndAck(nodes.client, CmEventType.TIMEWAIT_EXIT);
+    }
+
+    @Test
+    @DisplayName("cm.c: a DREQ the peer never answers is retried, then DISCONNECTED with −ETIMEDOUT")
+    void unansweredDreqStillDisconnects() {
+        Connected c = connect();
+        c.clientId.disconnect();
+        // The server's application does not call rdma_disconnect: no DREP ever comes.
+        CmEvent disconnected = nodes.client.getEvent(Duration.ofSeconds(200)).orElseThrow();
+        assertThat(disconnected.type()).isEqualTo(CmEventType.DISCONNECTED);
+        assertThat(disconnected.status()).isEqualTo(-110);
+        disconnected.ack();
+    }
+
+    @Test
+    @DisplayName("rdma_bind_addr: a port taken in the same port space is EADDRINUSE; another port space is free")
+    void portInUse() {
+        CmId first = nodes.server.createId(PortSpace.TCP);
+        first.bindAddr(CmNodes.socket("0.0.0.0", 5000));
+        CmId second = nodes.server.createId(PortSpace.TCP);
+        assertThatThrownBy(() -> second.bindAddr(CmNodes.socket("10.0.0.1", 5000)))
+                .isInstanceOfSatisfying(VerbsException.class, e -> assertThat(e.errno()).isEqualTo(Errno.EADDRINUSE));
+        CmId other = nodes.server.createId(PortSpace.UDP);
+        other.bindAddr(CmNodes.socket("0.0.0.0", 5000));
+        first.close();
+        second.bindAddr(CmNodes.socket("10.0.0.1", 5000)); // free again once the first id is gone
+    }
+
+    @Test
+    @DisplayName("rdma_bind_addr: an address no device has is EADDRNOTAVAIL; port 0 takes an ephemeral port in 32768–60999")
+    void bindChecks() {
+        CmId id = nodes.server.createId(PortSpace.TCP);
+        assertThatThrownBy(() -> id.bindAddr(CmNodes.socket("10.0.0.2", 0)))
+                .isInstanceOfSatisfying(VerbsException.class, e -> assertThat(e.errno()).isEqualTo(Errno.EADDRNOTAVAIL));
+        id.bindAddr(CmNodes.socket("10.0.0.1", 0));
+        assertThat(id.localAddress().getPort()).isBetween(32768, 60999);
+        assertThat(id.verbs()).isPresent();
+    }
+
+    @Test
+    @DisplayName("rdma_destroy_id with unacknowledged events is EBUSY")
+    void closeWithUnackedEventsIsBusy() {
+        CmId id = nodes.client.createId(PortSpace.TCP);
+        id.resolveAddr(null, CmNodes.socket("10.0.0.1", CmNodes.PORT), CmNodes.WAIT);
+        CmEvent resolved = expect(nodes.client, CmEventType.ADDR_RESOLVED);
+        assertThatThrownBy(id::close)
+                .isInstanceOfSatisfying(VerbsException.class, e -> assertThat(e.errno()).isEqualTo(Errno.EBUSY));
+        resolved.ack();
+        id.close();
+        nodes.client.close();
+    }
+
+    @Test
+    @DisplayName("cm_destroy_id: destroying a connected id sends a DREQ; the peer sees DISCONNECTED")
+    void destroyingAConnectedIdDisconnectsThePeer() {
+        Connected c = connect();
+        c.clientId.destroyQp();
+        c.clientId.close();
+        expectAndAck(nodes.server, CmEventType.DISCONNECTED);
+    }
+
+    record Connected(CmId clientId, CmId serverId, CmNodes.Endpoint client, CmNodes.Endpoint server) {
+    }
+
+    private Connected connect() {
+        nodes.listen(CmNodes.PORT, 4);
+        CmId clientId = nodes.resolvedClient(CmNodes.PORT);
+        CmNodes.Endpoint client = nodes.new Endpoint(clientId);
+        clientId.connect(param(null));
+        CmEvent request = expect(nodes.server, CmEventType.CONNECT_REQUEST);
+        CmId serverId = request.id();
+        request.ack();
+        CmNodes.Endpoint server = nodes.new Endpoint(serverId);
+        serverId.accept(param(null));
+        expectAndAck(nodes.client, CmEventType.ESTABLISHED);
+        expectAndAck(nodes.server, CmEventType.ESTABLISHED);
+        return new Connected(clientId, serverId, client, server);
+    }
+}
