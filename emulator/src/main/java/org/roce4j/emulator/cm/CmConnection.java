@@ -224,6 +224,17 @@ final class CmConnection {
         resetToIdle();
     }
 
+    /**
+     * cm_destroy_id of a REQ received with −ENOMEM (ucma's backlog is full): back to IDLE without a
+     * REJ — "do not reject to allow future retries" — so the peer's next REQ may find room.
+     */
+    void abandonRequest() {
+        if (state == CmState.REQ_RCVD) {
+            user = null;
+            resetToIdle();
+        }
+    }
+
     /** cm_rej_handler. */
     void rejReceived(ConnectReject reject) {
         switch (state) {

@@ -167,8 +167,8 @@ public final class RdmaCmHost implements CommunicationManager.RequestListeners {
     /**
      * cma_ib_req_handler: ib_cm listens on a service ID for each id listening on its port in its
      * space, on the listener's device or — wildcard — on all. No such listener: null (REJ 8, invalid
-     * service ID). A listener whose address does not match, or whose backlog is full, refuses:
-     * the REJ is reason 28 (cm_destroy_id of a REQ received), as the kernel's handler error gives.
+     * service ID). A listener whose address does not match refuses with reason 28 (cm_destroy_id of
+     * a REQ received); a full backlog drops the REQ unanswered (−ENOMEM), and the peer retries.
      */
     @Override
     public CmUser connectRequest(CmConnection connection, ConnectRequest request) {
@@ -201,10 +201,15 @@ public final class RdmaCmHost implements CommunicationManager.RequestListeners {
                 break;
             }
         }
-        if (listener == null || (space.get() != PortSpace.IB && header == null)
-                || listener.pendingRequests.get() >= listener.backlog) {
-            // ucma_event_handler: past the backlog the new id is destroyed — ib_cm rejects the REQ.
+        if (listener == null || (space.get() != PortSpace.IB && header == null)) {
+            // cma_ib_req_handler: no listener for this address (−EINVAL) — ib_cm rejects, reason 28.
             connection.sendRej(CmConnection.REJ_CONSUMER_DEFINED, null);
+            return null;
+        }
+        if (listener.pendingRequests.get() >= listener.backlog) {
+            // ucma_event_handler: no backlog left is −ENOMEM, and cm_destroy_id drops such a REQ
+            // without a REJ so that the peer's retry may find room.
+            connection.abandonRequest();
             return null;
         }
         return newConnectionId(listener, connection, request, header, destination, space.get());

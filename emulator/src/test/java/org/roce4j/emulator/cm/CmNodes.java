@@ -104,8 +104,13 @@ final class CmNodes implements AutoCloseable {
         return id;
     }
 
+    /** An {@link Endpoint} for {@code id}, its buffer from this pair's arena. */
+    Endpoint endpoint(CmId id) {
+        return new Endpoint(id, arena);
+    }
+
     /** Verbs objects for an id's QP: PD, CQ, a registered buffer, and the QP made with rdma_create_qp. */
-    final class Endpoint {
+    static final class Endpoint {
         final CmId id;
         final Context context;
         final Pd pd;
@@ -114,7 +119,7 @@ final class CmNodes implements AutoCloseable {
         final Mr mr;
         final Qp qp;
 
-        Endpoint(CmId id) {
+        Endpoint(CmId id, Arena arena) {
             this.id = id;
             context = id.verbs().orElseThrow();
             pd = context.allocPd();
@@ -141,5 +146,6 @@ final class CmNodes implements AutoCloseable {
     @Override
     public void close() {
         fabric.close();
+        arena.close();
     }
 }

@@ -39,7 +39,7 @@ class ConnectAcceptTest {
     void connectAcceptWithPrivateDataBothWaysThenSend() {
         CmId listener = nodes.listen(CmNodes.PORT, 8);
         CmId clientId = nodes.resolvedClient(CmNodes.PORT);
-        CmNodes.Endpoint client = nodes.new Endpoint(clientId);
+        CmNodes.Endpoint client = nodes.endpoint(clientId);
         clientId.connect(param("hello from client").withReadDepths(4, 2));
 
         CmEvent request = expect(nodes.server, CmEventType.CONNECT_REQUEST);
@@ -57,7 +57,7 @@ class ConnectAcceptTest {
         assertThat(serverId.localAddress()).isEqualTo(CmNodes.socket("10.0.0.1", CmNodes.PORT));
         request.ack();
 
-        CmNodes.Endpoint server = nodes.new Endpoint(serverId);
+        CmNodes.Endpoint server = nodes.endpoint(serverId);
         server.qp.postRecv(RecvWr.of(1, server.mr, 0, 4096));
         serverId.accept(param("welcome").withReadDepths(1, 1));
 

@@ -39,7 +39,7 @@ class ConnectionOutcomesTest {
     void rejectCarriesReason28AndPrivateData() {
         nodes.listen(CmNodes.PORT, 4);
         CmId clientId = nodes.resolvedClient(CmNodes.PORT);
-        CmNodes.Endpoint client = nodes.new Endpoint(clientId);
+        CmNodes.Endpoint client = nodes.endpoint(clientId);
         clientId.connect(param("let me in"));
         CmEvent request = expect(nodes.server, CmEventType.CONNECT_REQUEST);
         request.ack();
@@ -57,7 +57,7 @@ class ConnectionOutcomesTest {
     @DisplayName("IBTA 12.6.7 / cm_req_handler: a REQ for a port nobody listens on is rejected, reason 8 (invalid service ID)")
     void noListenerIsRejectedWithReason8() {
         CmId clientId = nodes.resolvedClient(9999);
-        nodes.new Endpoint(clientId);
+        nodes.endpoint(clientId);
         clientId.connect(param(null));
         CmEvent rejected = expect(nodes.client, CmEventType.REJECTED);
         assertThat(rejected.status()).isEqualTo(8);
@@ -81,7 +81,7 @@ class ConnectionOutcomesTest {
     @DisplayName("cm.c: a REQ nobody answers is sent 1 + 15 times, 6144 ms apart, then UNREACHABLE −ETIMEDOUT (98.3 s, virtual)")
     void silentPeerIsUnreachableAfterTheRetries() {
         CmId clientId = nodes.resolvedClient(CmNodes.PORT);
-        nodes.new Endpoint(clientId);
+        nodes.endpoint(clientId);
         // The server's node drops every frame: its CM never sees the REQs.
         nodes.fabric.faults(Faults.seeded(1).drop(1.0, FrameMatch.to(nodes.serverNode.mac())));
         long start = virtualMillis();
@@ -182,12 +182,12 @@ class ConnectionOutcomesTest {
     private Connected connect() {
         nodes.listen(CmNodes.PORT, 4);
         CmId clientId = nodes.resolvedClient(CmNodes.PORT);
-        CmNodes.Endpoint client = nodes.new Endpoint(clientId);
+        CmNodes.Endpoint client = nodes.endpoint(clientId);
         clientId.connect(param(null));
         CmEvent request = expect(nodes.server, CmEventType.CONNECT_REQUEST);
         CmId serverId = request.id();
         request.ack();
-        CmNodes.Endpoint server = nodes.new Endpoint(serverId);
+        CmNodes.Endpoint server = nodes.endpoint(serverId);
         serverId.accept(param(null));
         expectAndAck(nodes.client, CmEventType.ESTABLISHED);
         expectAndAck(nodes.server, CmEventType.ESTABLISHED);
