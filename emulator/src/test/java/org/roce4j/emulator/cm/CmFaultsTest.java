@@ -1,0 +1,168 @@
+package org.roce4j.emulator.cm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.roce4j.emulator.cm.CmNodes.expect;
+import static org.roce4j.emulator.cm.CmNodes.expectAndAck;
+import static org.roce4j.emulator.cm.CmNodes.param;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.roce4j.cm.CmEvent;
+import org.roce4j.cm.CmEventType;
+import org.roce4j.cm.CmId;
+import org.roce4j.emulator.fabric.Faults;
+import org.roce4j.emulator.fabric.FrameMatch;
+import org.roce4j.verbs.QpState;
+import org.roce4j.verbs.RecvWr;
+import org.roce4j.verbs.SendWr;
+import org.roce4j.verbs.WcStatus;
+import org.roce4j.wire.mad.CmAttribute;
+
+/**
+ * Fault rules aimed at CM MADs by type, and the outcomes Linux gives: retries, then the
+ * connection; UNREACHABLE when every REQ is lost; the passive side established by the first data
+ * packet when the RTU is lost; DISCONNECTED after a lost DREQ's retry — all in virtual time.
+ */
+class CmFaultsTest {
+    private final CmNodes nodes = new CmNodes();
+
+    @AfterEach
+    void close() {
+        nodes.close();
+    }
+
+    private long millis() {
+        return nodes.fabric.clock().nanoTime() / 1_000_000;
+    }
+
+    record Pair(CmId clientId, CmId serverId, CmNodes.Endpoint client, CmNodes.Endpoint server) {
+    }
+
+    /** Connects, accepting at once; {@return both ends} once the client is ESTABLISHED (the server's event not yet taken). */
+    private Pair connectUntilClientEstablished() {
+        nodes.listen(CmNodes.PORT, 4);
+        CmId clientId = nodes.resolvedClient(CmNodes.PORT);
+        CmNodes.Endpoint client = nodes.endpoint(clientId);
+        clientId.connect(param(null));
+        CmEvent request = nodes.server.getEvent(Duration.ofSeconds(200)).orElseThrow();
+        assertThat(request.type()).isEqualTo(CmEventType.CONNECT_REQUEST);
+        CmId serverId = request.id();
+        request.ack();
+        CmNodes.Endpoint server = nodes.endpoint(serverId);
+        server.qp.postRecv(RecvWr.of(1, server.mr, 0, 64));
+        serverId.accept(param(null));
+        expectAndAck(nodes.client, CmEventType.ESTABLISHED);
+        return new Pair(clientId, serverId, client, server);
+    }
+
+    @Test
+    @DisplayName("FrameMatch.cm(REQ): the first two REQs dropped — the third (the second retry, 2 × 6144 ms later) connects")
+    void droppedRequestsAreRetried() {
+        nodes.fabric.faults(Faults.seeded(7).dropNth(1, FrameMatch.cm(CmAttribute.REQ))
+                .dropNth(2, FrameMatch.cm(CmAttribute.REQ)));
+        long start = millis();
+        connectUntilClientEstablished();
+        expectAndAck(nodes.server, CmEventType.ESTABLISHED);
+        assertThat(millis() - start).isBetween(2 * 6144L, 2 * 6144L + 50);
+        assertThat(nodes.fabric.faultCounters().dropped()).isEqualTo(2);
+    }
+
+    @Test
+    @DisplayName("Every REQ dropped: 16 REQs, then UNREACHABLE −ETIMEDOUT after 98.3 s of virtual time, and no hang")
+    void everyRequestDroppedIsUnreachable() {
+        nodes.fabric.faults(Faults.seeded(7).drop(1.0, FrameMatch.cm(CmAttribute.REQ)));
+        nodes.listen(CmNodes.PORT, 4);
+        CmId clientId = nodes.resolvedClient(CmNodes.PORT);
+        nodes.endpoint(clientId);
+        long start = millis();
+        clientId.connect(param(null));
+        CmEvent unreachable = nodes.client.getEvent(Duration.ofSeconds(300)).orElseThrow();
+        assertThat(unreachable.type()).isEqualTo(CmEventType.UNREACHABLE);
+        assertThat(unreachable.status()).isEqualTo(-110);
+        assertThat(millis() - start).isEqualTo(16 * 6144L);
+        assertThat(nodes.fabric.faultCounters().dropped()).isEqualTo(16);
+        assertThat(nodes.server.pollEvent()).isEmpty();
+        unreachable.ack();
+    }
+
+    @Test
+    @DisplayName("IBTA communication established: the RTU lost, the server's first SEND from the client makes it ESTABLISHED")
+    void lostRtuIsReplacedByTheFirstDataPacket() {
+        nodes.fabric.faults(Faults.seeded(7).drop(1.0, FrameMatch.cm(CmAttribute.RTU)));
+        Pair p = connectUntilClientEstablished();
+        assertThat(nodes.server.pollEvent()).isEmpty(); // no RTU: the server waits
+        p.client().memory.asByteBuffer().put("data".getBytes(StandardCharsets.US_ASCII));
+        p.client().qp.postSend(SendWr.send(2, p.client().mr, 0, 4));
+        CmEvent established = expect(nodes.server, CmEventType.ESTABLISHED);
+        assertThat(millis()).isLessThan(1000); // at the packet, not at a REP timeout
+        established.ack();
+        assertThat(p.server().poll()).singleElement().satisfies(wc -> assertThat(wc.status()).isEqualTo(WcStatus.SUCCESS));
+        // The REP's retries stopped with the connection: nothing more happens.
+        assertThat(nodes.server.getEvent(Duration.ofSeconds(120))).isEmpty();
+        assertThat(p.server().qp.state()).isEqualTo(QpState.RTS);
+    }
+
+    @Test
+    @DisplayName("The first DREQ dropped: its retry (6144 ms later) reaches the server; DISCONNECTED on both sides")
+    void lostDreqIsRetried() {
+        Pair p = connectUntilClientEstablished();
+        expectAndAck(nodes.server, CmEventType.ESTABLISHED);
+        nodes.fabric.faults(Faults.seeded(7).dropNth(1, FrameMatch.cm(CmAttribute.DREQ)));
+        long start = millis();
+        p.clientId().disconnect();
+        CmEvent heard = nodes.server.getEvent(Duration.ofSeconds(30)).orElseThrow();
+        assertThat(heard.type()).isEqualTo(CmEventType.DISCONNECTED);
+        heard.ack();
+        assertThat(millis() - start).isBetween(6144L, 6200L);
+        p.serverId().disconnect();
+        CmEvent disconnected = expect(nodes.client, CmEventType.DISCONNECTED);
+        assertThat(disconnected.status()).isZero();
+        disconnected.ack();
+    }
+
+    @Test
+    @DisplayName("Every DREQ dropped: the client is DISCONNECTED anyway (−ETIMEDOUT) after the retries; the server never hears of it")
+    void everyDreqDroppedStillDisconnects() {
+        Pair p = connectUntilClientEstablished();
+        expectAndAck(nodes.server, CmEventType.ESTABLISHED);
+        nodes.fabric.faults(Faults.seeded(7).drop(1.0, FrameMatch.cm(CmAttribute.DREQ)));
+        p.clientId().disconnect();
+        CmEvent disconnected = nodes.client.getEvent(Duration.ofSeconds(300)).orElseThrow();
+        assertThat(disconnected.type()).isEqualTo(CmEventType.DISCONNECTED);
+        assertThat(disconnected.status()).isEqualTo(-110);
+        disconnected.ack();
+        expectAndAck(nodes.client, CmEventType.TIMEWAIT_EXIT);
+        assertThat(nodes.server.pollEvent()).isEmpty();
+    }
+
+    @Test
+    @DisplayName("cm_dup_req_handler / cm_dup_rep_handler: a duplicated REQ and a duplicated REP change nothing — one request, one connection")
+    void duplicatesAreAbsorbed() {
+        nodes.fabric.faults(Faults.seeded(7).duplicate(1.0, FrameMatch.cm(CmAttribute.REQ, CmAttribute.REP)));
+        connectUntilClientEstablished();
+        expectAndAck(nodes.server, CmEventType.ESTABLISHED);
+        assertThat(nodes.server.getEvent(Duration.ofSeconds(30))).isEmpty();
+        assertThat(nodes.client.getEvent(Duration.ofSeconds(30))).isEmpty();
+        assertThat(nodes.fabric.faultCounters().duplicated()).isEqualTo(2);
+    }
+
+    @Test
+    @DisplayName("cma_ib_req_handler's MRA: a server slower than the REQ's 16 tries (120 s) still connects — the repeated REQ gets an MRA, and the client waits 2^24 × 4.096 µs more per try")
+    void slowAcceptIsCoveredByTheMra() {
+        nodes.listen(CmNodes.PORT, 4);
+        CmId clientId = nodes.resolvedClient(CmNodes.PORT);
+        nodes.endpoint(clientId);
+        clientId.connect(param(null));
+        CmEvent request = expect(nodes.server, CmEventType.CONNECT_REQUEST);
+        CmId serverId = request.id();
+        request.ack();
+        assertThat(nodes.client.getEvent(Duration.ofSeconds(120))).isEmpty(); // no UNREACHABLE at 98 s
+        nodes.endpoint(serverId);
+        serverId.accept(param(null));
+        expectAndAck(nodes.client, CmEventType.ESTABLISHED);
+        expectAndAck(nodes.server, CmEventType.ESTABLISHED);
+    }
+}
