@@ -39,6 +39,14 @@ public final class EmulatedCm {
         return host.createEventChannel();
     }
 
+    /**
+     * {@return what the CM holds now on this host's devices — connections (timewait included),
+     * timers, bound ports, stray MADs — for a test that checks nothing is left behind}
+     */
+    public RdmaCmHost.Footprint footprint() {
+        return host.footprint();
+    }
+
     static EmulatedCm over(List<SoftRnic> devices) {
         return of(devices.toArray(new SoftRnic[0]));
     }

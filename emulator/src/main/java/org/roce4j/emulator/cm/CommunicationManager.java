@@ -272,12 +272,6 @@ public final class CommunicationManager implements Agent, GsiReceiver, GsiAgent.
 
     // ---- for tests and diagnostics -------------------------------------------------------------
 
-    /** {@return connections the CM still holds (any state), live timers, MADs that matched nothing} */
-    public String footprint() {
-        return rnic.call(() -> "connections=" + byLocalId.size() + " remote=" + byRemote.size()
-                + " timers=" + timers.live() + " stale=" + staleMads);
-    }
-
     int connections() {
         return byLocalId.size() + byRemote.size();
     }

@@ -69,6 +69,28 @@ public final class RdmaCmHost implements CommunicationManager.RequestListeners {
         return new EmulatedEventChannel(this);
     }
 
+    /**
+     * What the host's CMs hold right now, for leak checks: connections in any state (timewait
+     * included), timers armed, ports bound, and MADs that matched no connection so far.
+     */
+    public record Footprint(int connections, int timers, int boundPorts, long staleMads) {
+    }
+
+    /** {@return what the CMs of this host's devices hold now} */
+    public Footprint footprint() {
+        int connections = 0;
+        int timers = 0;
+        long stale = 0;
+        for (Rnic node : nodes) {
+            CommunicationManager cm = CommunicationManager.of(node);
+            int[] counts = node.call(() -> new int[] {cm.connections(), cm.liveTimers()});
+            connections += counts[0];
+            timers += counts[1];
+            stale += node.call(cm::staleMads);
+        }
+        return new Footprint(connections, timers, bindings.boundPorts(), stale);
+    }
+
     List<Fabric> fabrics() {
         return fabrics;
     }

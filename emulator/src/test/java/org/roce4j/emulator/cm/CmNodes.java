@@ -42,6 +42,8 @@ final class CmNodes implements AutoCloseable {
     final Fabric fabric;
     final SoftRnic serverNode;
     final SoftRnic clientNode;
+    final EmulatedCm serverHost;
+    final EmulatedCm clientHost;
     final EventChannel server;
     final EventChannel client;
     final Arena arena = Arena.ofShared();
@@ -54,8 +56,10 @@ final class CmNodes implements AutoCloseable {
         this.fabric = fabric;
         serverNode = node(fabric, "rxe0", "02:00:00:00:00:01", "10.0.0.1");
         clientNode = node(fabric, "rxe1", "02:00:00:00:00:02", "10.0.0.2");
-        server = EmulatedCm.of(serverNode).createEventChannel();
-        client = EmulatedCm.of(clientNode).createEventChannel();
+        serverHost = EmulatedCm.of(serverNode);
+        clientHost = EmulatedCm.of(clientNode);
+        server = serverHost.createEventChannel();
+        client = clientHost.createEventChannel();
     }
 
     static SoftRnic node(Fabric fabric, String name, String mac, String ip) {
