@@ -11,6 +11,7 @@ import org.roce4j.wire.mad.DisconnectReply;
 import org.roce4j.wire.mad.DisconnectRequest;
 import org.roce4j.wire.mad.MessageReceiptAck;
 import org.roce4j.wire.mad.ReadyToUse;
+import org.roce4j.wire.mad.SidrStatus;
 
 /**
  * One connection of the communication manager: Linux's {@code struct cm_id_private} and the
@@ -221,6 +222,7 @@ final class CmConnection {
         }
         send(CmAttribute.REJ, new ConnectReject(localId, remoteId, rejected, ariLength, reason, ari,
                 privateData == null ? new byte[0] : privateData));
+        cm.sidrAnswered(this);
         resetToIdle();
     }
 
@@ -340,6 +342,8 @@ final class CmConnection {
                 enterTimewait();
             }
             case DREQ_RCVD -> sendDrep();
+            case SIDR_REQ_RCVD -> Sidr.sendReply(this, SidrStatus.REJECT, 0, 0, null); // cm_reject_sidr_req
+            case SIDR_REQ_SENT -> resetToIdle();
             case TIMEWAIT -> {
                 // freed when timewait ends
             }
@@ -352,14 +356,14 @@ final class CmConnection {
 
     // ---- timers and sending ------------------------------------------------------------------
 
-    private void sendWithRetries(CmAttribute attribute, CmMessage message) {
+    void sendWithRetries(CmAttribute attribute, CmMessage message) {
         outstanding = cm.encode(tid, attribute, message);
         retriesLeft = maxCmRetries;
         cm.sendMad(path, outstanding);
         armRetry();
     }
 
-    private void send(CmAttribute attribute, CmMessage message) {
+    void send(CmAttribute attribute, CmMessage message) {
         cm.sendMad(path, cm.encode(tid, attribute, message));
     }
 
@@ -384,7 +388,7 @@ final class CmConnection {
         }
         outstanding = null;
         switch (state) {
-            case REQ_SENT, MRA_REQ_RCVD, REP_SENT, MRA_REP_RCVD -> {
+            case REQ_SENT, MRA_REQ_RCVD, REP_SENT, MRA_REP_RCVD, SIDR_REQ_SENT -> {
                 resetToIdle();
                 if (user != null) {
                     user.unreachable(this);
@@ -428,7 +432,7 @@ final class CmConnection {
     }
 
     /** cm_reset_to_idle. */
-    private void resetToIdle() {
+    void resetToIdle() {
         cancelRetries();
         preparedMra = null;
         state = CmState.IDLE;

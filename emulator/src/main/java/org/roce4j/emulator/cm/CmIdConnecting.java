@@ -10,6 +10,7 @@ import org.roce4j.cm.PrivateDataLimits;
 import org.roce4j.cm.UdParam;
 import org.roce4j.emulator.verbs.EmulatedQp;
 import org.roce4j.verbs.AccessFlag;
+import org.roce4j.verbs.AhAttr;
 import org.roce4j.verbs.Errno;
 import org.roce4j.verbs.Mtu;
 import org.roce4j.verbs.Pd;
@@ -24,6 +25,9 @@ import org.roce4j.wire.mad.CmaHeader;
 import org.roce4j.wire.mad.ConnectReply;
 import org.roce4j.wire.mad.ConnectRequest;
 import org.roce4j.wire.mad.ServiceId;
+import org.roce4j.wire.mad.SidrReply;
+import org.roce4j.wire.mad.SidrRequest;
+import org.roce4j.wire.mad.SidrStatus;
 
 /**
  * An id's connection: {@code rdma_create_qp}, {@code rdma_connect}, {@code rdma_accept},
@@ -67,6 +71,11 @@ final class CmIdConnecting {
             }
             try {
                 qp.modify(init);
+                if (id.isUd()) {
+                    // librdmacm ucma_init_ud_qp: a UD QP goes on to RTR and RTS (sq_psn 0) at once.
+                    qp.modify(new QpAttr().qpState(QpState.RTR));
+                    qp.modify(new QpAttr().qpState(QpState.RTS).sqPsn(0));
+                }
             } catch (VerbsException e) {
                 qp.close();
                 throw e;
@@ -83,10 +92,11 @@ final class CmIdConnecting {
         id.lockedRun(() -> {
             id.checkState("rdma_connect", RdmaCmState.ROUTE_RESOLVED);
             checkPrivateData("rdma_connect", param, PrivateDataLimits.connect(id.space));
-            if (id.isUd()) {
-                throw new VerbsException(Errno.EOPNOTSUPP, "rdma_connect: SIDR (the UDP port space) is not implemented yet");
-            }
             CommunicationManager cm = CommunicationManager.of(id.rnic);
+            if (id.isUd()) {
+                resolveService(cm, param);
+                return;
+            }
             id.startingPsn = cm.random.nextInt() & 0xFFFFFF;
             CmConnection c = cm.newConnection(id.localGid, id.remoteGid);
             c.user = id;
@@ -106,6 +116,38 @@ final class CmIdConnecting {
             id.state = RdmaCmState.CONNECT;
             c.sendReq(request(c, param));
         });
+    }
+
+    /**
+     * cma_resolve_ib_udp: a SIDR_REQ with rdma_cm's header, answered by the peer's QPN and Q_Key;
+     * it waits 2^(20−8) ms per try, 1 + 15 tries.
+     */
+    private void resolveService(CommunicationManager cm, ConnParam param) {
+        CmConnection c = cm.newConnection(id.localGid, id.remoteGid);
+        c.user = id;
+        c.timeoutMs = CmTiming.toMillis(CmTiming.CMA_CM_RESPONSE_TIMEOUT);
+        c.maxCmRetries = CmTiming.CMA_MAX_CM_RETRIES;
+        c.localAckTimeout = CmTiming.ackTimeout(CmTiming.CA_ACK_DELAY, CmTiming.IBOE_PACKET_LIFETIME);
+        id.connection = c;
+        id.state = RdmaCmState.CONNECT;
+        Sidr.sendRequest(c, new SidrRequest(c.localId, 0xFFFF, ServiceId.of(id.space.value(), id.peer.getPort()),
+                withCmaHeader(param.privateData())));
+    }
+
+    /** cma_sidr_rep_handler: ESTABLISHED with the peer's QPN and Q_Key, or UNREACHABLE with the SIDR status. */
+    void sidrReplyReceived(SidrReply reply) {
+        if (reply.status() != SidrStatus.SUCCESS.code()) {
+            // cma_sidr_rep_handler: UNREACHABLE, the SIDR status as the event's, the reply's private data.
+            id.postUd(CmEventType.UNREACHABLE, reply.status(), new UdParam(reply.privateData(),
+                    AhAttr.of(id.remoteGid, id.sgidIndex, 1), 0, 0));
+            return;
+        }
+        if (reply.qkey() != UdParam.RDMA_UDP_QKEY && id.space == PortSpace.UDP) {
+            id.postUd(CmEventType.ADDR_ERROR, -Errno.EINVAL.number(), null); // cma_set_qkey
+            return;
+        }
+        id.postUd(CmEventType.ESTABLISHED, 0, new UdParam(reply.privateData(),
+                AhAttr.of(id.remoteGid, id.sgidIndex, 1), reply.qpn(), reply.qkey()));
     }
 
     /** cm.c cm_format_req with rdma_cm's values (cma_connect_ib), as rping's REQ in rxe_rping_cm.pcap. */
@@ -160,11 +202,17 @@ final class CmIdConnecting {
     void accept(ConnParam param) {
         id.lockedRun(() -> {
             CmConnection c = id.connection;
-            if (id.state != RdmaCmState.CONNECT || c == null
-                    || (c.state != CmState.REQ_RCVD && c.state != CmState.MRA_REQ_SENT)) {
+            if (id.state != RdmaCmState.CONNECT || c == null || (c.state != CmState.REQ_RCVD
+                    && c.state != CmState.MRA_REQ_SENT && c.state != CmState.SIDR_REQ_RCVD)) {
                 throw new VerbsException(Errno.EINVAL, "rdma_accept: the id has no connection request to accept");
             }
             checkPrivateData("rdma_accept", param, PrivateDataLimits.accept(id.space));
+            if (c.state == CmState.SIDR_REQ_RCVD) {
+                // cma_send_sidr_rep: our QPN and rdma_cm's Q_Key; the UD side has no ESTABLISHED of its own.
+                Sidr.sendReply(c, SidrStatus.SUCCESS, id.qp != null ? id.qp.qpNum() : param.qpNum(), UdParam.RDMA_UDP_QKEY,
+                        param.privateData());
+                return;
+            }
             CommunicationManager cm = CommunicationManager.of(id.rnic);
             id.startingPsn = cm.random.nextInt() & 0xFFFFFF;
             c.startingPsn = id.startingPsn;
@@ -190,8 +238,13 @@ final class CmIdConnecting {
     void reject(byte[] privateData) {
         id.lockedRun(() -> {
             CmConnection c = id.connection;
-            if (c == null || (c.state != CmState.REQ_RCVD && c.state != CmState.MRA_REQ_SENT)) {
+            if (c == null || (c.state != CmState.REQ_RCVD && c.state != CmState.MRA_REQ_SENT
+                    && c.state != CmState.SIDR_REQ_RCVD)) {
                 throw new VerbsException(Errno.EINVAL, "rdma_reject: the id has no connection request to reject");
+            }
+            if (c.state == CmState.SIDR_REQ_RCVD) {
+                Sidr.sendReply(c, SidrStatus.REJECT, 0, 0, privateData); // cma_send_sidr_rep(IB_SIDR_REJECT)
+                return;
             }
             if (privateData != null && privateData.length > PrivateDataLimits.REJ) {
                 throw new VerbsException(Errno.EINVAL, "rdma_reject: " + privateData.length + " bytes of private data, at most "

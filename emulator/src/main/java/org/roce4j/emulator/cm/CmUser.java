@@ -1,6 +1,7 @@
 package org.roce4j.emulator.cm;
 
 import org.roce4j.wire.mad.ConnectReply;
+import org.roce4j.wire.mad.SidrReply;
 
 /**
  * What the communication manager tells the rdma_cm id above a connection: Linux's {@code ib_cm}
@@ -29,4 +30,7 @@ interface CmUser {
 
     /** {@code IB_CM_TIMEWAIT_EXIT}. */
     void timewaitExit(CmConnection connection);
+
+    /** {@code IB_CM_SIDR_REP_RECEIVED}: the answer to our SIDR_REQ (its status may be a refusal). */
+    void sidrReplyReceived(CmConnection connection, SidrReply reply);
 }

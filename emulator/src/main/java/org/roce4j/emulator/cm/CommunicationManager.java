@@ -27,6 +27,7 @@ import org.roce4j.wire.mad.MessageReceiptAck;
 import org.roce4j.wire.mad.ReadyToUse;
 import org.roce4j.wire.mad.SidrReply;
 import org.roce4j.wire.mad.SidrRequest;
+import org.roce4j.wire.mad.SidrStatus;
 
 /**
  * A node's communication manager, Linux's {@code ib_cm} ({@code drivers/infiniband/core/cm.c}):
@@ -50,9 +51,16 @@ public final class CommunicationManager implements Agent, GsiReceiver, GsiAgent.
          */
         CmUser connectRequest(CmConnection connection, ConnectRequest request);
 
+        /** A SIDR_REQ arrived; {@return the user, or null when nobody listens (a SIDR_REP "unsupported" follows)} */
+        CmUser sidrRequest(CmConnection connection, SidrRequest request);
+
     }
 
     record RemoteKey(int remoteId, long caGuid) {
+    }
+
+    /** cm.c's remote_sidr_table: a SIDR_REQ is known by its request ID and the sender's GID. */
+    record SidrKey(int requestId, Gid source) {
     }
 
     final Rnic rnic;
@@ -64,6 +72,7 @@ public final class CommunicationManager implements Agent, GsiReceiver, GsiAgent.
     private int nextId;
     private final Map<Integer, CmConnection> byLocalId = new HashMap<>();
     private final Map<RemoteKey, CmConnection> byRemote = new HashMap<>();
+    private final Map<SidrKey, CmConnection> sidrRequests = new HashMap<>();
     private RequestListeners listeners;
     private long staleMads;
 
@@ -156,9 +165,15 @@ public final class CommunicationManager implements Agent, GsiReceiver, GsiAgent.
                 }
             }
             case DisconnectReply drep -> find(drep.remoteCommId(), drep.localCommId(), CmConnection::drepReceived);
-            // SIDR (the UDP port space) is not implemented yet: counted, not answered.
-            case SidrRequest sidr -> staleMads++;
-            case SidrReply reply -> staleMads++;
+            case SidrRequest sidr -> sidrRequestReceived(sidr, tid, source, destination);
+            case SidrReply reply -> {
+                CmConnection c = byLocalId.get(reply.requestId());
+                if (c != null) {
+                    Sidr.replyReceived(c, reply);
+                } else {
+                    staleMads++;
+                }
+            }
         }
     }
 
@@ -194,6 +209,28 @@ public final class CommunicationManager implements Agent, GsiReceiver, GsiAgent.
         c.prepareMra();
     }
 
+    /** cm_sidr_req_handler: a duplicate (dropped), a request for a listener, or "unsupported". */
+    private void sidrRequestReceived(SidrRequest request, long tid, Gid source, Gid destination) {
+        // cm.remote_sidr_table: a SIDR_REQ again while the first is with the listener is dropped.
+        SidrKey key = new SidrKey(request.requestId(), source);
+        if (sidrRequests.containsKey(key)) {
+            staleMads++;
+            return;
+        }
+        CmConnection c = newConnection(destination, source);
+        Sidr.requestReceived(c, request, tid);
+        sidrRequests.put(key, c);
+        CmUser user = listeners == null ? null : listeners.sidrRequest(c, request);
+        if (user == null) {
+            if (c.state == CmState.SIDR_REQ_RCVD) {
+                Sidr.sendReply(c, SidrStatus.UNSUPPORTED, 0, 0, null);
+            }
+            forget(c);
+            return;
+        }
+        c.user = user;
+    }
+
     // ---- connections -------------------------------------------------------------------------
 
     /** A connection from our GID {@code local} to the peer's GID {@code remote}, with a fresh communication ID. */
@@ -221,6 +258,12 @@ public final class CommunicationManager implements Agent, GsiReceiver, GsiAgent.
     void forget(CmConnection c) {
         byLocalId.remove(c.localId, c);
         byRemote.remove(new RemoteKey(c.remoteId, c.remoteCaGuid), c);
+        sidrRequests.remove(new SidrKey(c.remoteId, c.remoteGid), c);
+    }
+
+    /** ib_send_cm_sidr_rep: answered, the request leaves the SIDR table (a retry is a new request). */
+    void sidrAnswered(CmConnection c) {
+        sidrRequests.remove(new SidrKey(c.remoteId, c.remoteGid), c);
     }
 
     long formTid(int localId) {
@@ -273,7 +316,7 @@ public final class CommunicationManager implements Agent, GsiReceiver, GsiAgent.
     // ---- for tests and diagnostics -------------------------------------------------------------
 
     int connections() {
-        return byLocalId.size() + byRemote.size();
+        return byLocalId.size() + byRemote.size() + sidrRequests.size();
     }
 
     int liveTimers() {

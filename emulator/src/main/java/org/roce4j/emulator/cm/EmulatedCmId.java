@@ -12,6 +12,7 @@ import org.roce4j.cm.ConnParam;
 import org.roce4j.cm.EventChannel;
 import org.roce4j.cm.PortSpace;
 import org.roce4j.cm.PrivateDataLimits;
+import org.roce4j.cm.UdParam;
 import org.roce4j.emulator.node.Rnic;
 import org.roce4j.verbs.Context;
 import org.roce4j.verbs.Errno;
@@ -22,6 +23,7 @@ import org.roce4j.verbs.QpInitAttr;
 import org.roce4j.verbs.QpType;
 import org.roce4j.verbs.VerbsException;
 import org.roce4j.wire.mad.ConnectReply;
+import org.roce4j.wire.mad.SidrReply;
 
 /**
  * An rdma_cm id of the emulator ({@code struct rdma_id_private} of cma.c with librdmacm's
@@ -93,6 +95,11 @@ final class EmulatedCmId implements CmId, CmUser {
     void post(CmEventType type, int status, ConnParam conn) {
         channel.post(new EmulatedCmEvent(type, this, type == CmEventType.CONNECT_REQUEST ? listener : null, status,
                 conn, null));
+    }
+
+    void postUd(CmEventType type, int status, UdParam ud) {
+        channel.post(new EmulatedCmEvent(type, this, type == CmEventType.CONNECT_REQUEST ? listener : null, status,
+                null, ud));
     }
 
     void eventTaken(EmulatedCmEvent event) {
@@ -306,6 +313,11 @@ final class EmulatedCmId implements CmId, CmUser {
         if (state == RdmaCmState.DISCONNECT) {
             post(CmEventType.TIMEWAIT_EXIT, 0, null);
         }
+    }
+
+    @Override
+    public void sidrReplyReceived(CmConnection c, SidrReply reply) {
+        connecting.sidrReplyReceived(reply);
     }
 
     @Override

@@ -19,11 +19,15 @@ import org.roce4j.cm.EventChannel;
 import org.roce4j.cm.PortSpace;
 import org.roce4j.emulator.fabric.Fabric;
 import org.roce4j.emulator.node.Rnic;
+import org.roce4j.cm.UdParam;
+import org.roce4j.verbs.AhAttr;
 import org.roce4j.verbs.Context;
 import org.roce4j.verbs.Gid;
 import org.roce4j.wire.mad.CmaHeader;
 import org.roce4j.wire.mad.ConnectRequest;
 import org.roce4j.wire.mad.ServiceId;
+import org.roce4j.wire.mad.SidrRequest;
+import org.roce4j.wire.mad.SidrStatus;
 
 /**
  * The host rdma_cm runs on, for the emulator: a set of emulated devices that share port bindings
@@ -186,6 +190,22 @@ public final class RdmaCmHost implements CommunicationManager.RequestListeners {
 
     // ---- incoming requests (under the receiving device's fabric lock) --------------------------
 
+    /** What a REQ or SIDR_REQ asks for, as cma_ib_req_handler reads it: the port space, port and rdma_cm header. */
+    private record Incoming(PortSpace space, int port, CmaHeader header, InetAddress destination, byte[] consumerData) {
+        static Incoming of(long serviceId, byte[] privateData, CmConnection connection) {
+            Optional<PortSpace> space = ServiceId.isRdmaCm(serviceId) ? PortSpace.of(ServiceId.portSpace(serviceId))
+                    : Optional.empty();
+            if (space.isEmpty()) {
+                return null;
+            }
+            boolean ib = space.get() == PortSpace.IB;
+            CmaHeader header = ib ? null : CmaHeader.decode(privateData, 0, privateData.length).orElse(null);
+            InetAddress destination = header != null ? header.destination() : addressOf(connection.localGid);
+            byte[] consumer = java.util.Arrays.copyOfRange(privateData, ib ? 0 : CmaHeader.LENGTH, privateData.length);
+            return new Incoming(space.get(), ServiceId.port(serviceId), header, destination, consumer);
+        }
+    }
+
     /**
      * cma_ib_req_handler: ib_cm listens on a service ID for each id listening on its port in its
      * space, on the listener's device or — wildcard — on all. No such listener: null (REJ 8, invalid
@@ -194,36 +214,12 @@ public final class RdmaCmHost implements CommunicationManager.RequestListeners {
      */
     @Override
     public CmUser connectRequest(CmConnection connection, ConnectRequest request) {
-        long serviceId = request.serviceId();
-        Optional<PortSpace> space = ServiceId.isRdmaCm(serviceId) ? PortSpace.of(ServiceId.portSpace(serviceId))
-                : Optional.empty();
-        if (space.isEmpty()) {
+        Incoming in = Incoming.of(request.serviceId(), request.privateData(), connection);
+        EmulatedCmId listener = in == null ? null : listenerFor(in, connection);
+        if (listener == null) {
             return null;
         }
-        Rnic device = connection.cm.rnic;
-        List<EmulatedCmId> listening = new ArrayList<>();
-        for (EmulatedCmId holder : bindings.holders(space.get(), ServiceId.port(serviceId))) {
-            if (holder.state == RdmaCmState.LISTEN && (holder.rnic == null || holder.rnic == device)) {
-                listening.add(holder);
-            }
-        }
-        if (listening.isEmpty()) {
-            return null;
-        }
-        byte[] data = request.privateData();
-        CmaHeader header = null;
-        if (space.get() != PortSpace.IB) {
-            header = CmaHeader.decode(data, 0, data.length).orElse(null);
-        }
-        InetAddress destination = header != null ? header.destination() : addressOf(connection.localGid);
-        EmulatedCmId listener = null;
-        for (EmulatedCmId candidate : listening) {
-            if (candidate.boundAddress == null || candidate.boundAddress.equals(destination)) {
-                listener = candidate;
-                break;
-            }
-        }
-        if (listener == null || (space.get() != PortSpace.IB && header == null)) {
+        if (listener == NO_ADDRESS) {
             // cma_ib_req_handler: no listener for this address (−EINVAL) — ib_cm rejects, reason 28.
             connection.sendRej(CmConnection.REJ_CONSUMER_DEFINED, null);
             return null;
@@ -234,33 +230,70 @@ public final class RdmaCmHost implements CommunicationManager.RequestListeners {
             connection.abandonRequest();
             return null;
         }
-        return newConnectionId(listener, connection, request, header, destination, space.get());
+        EmulatedCmId child = newConnectionId(listener, connection, in);
+        // cma_set_req_event_data: the peer's view turned round.
+        child.post(CmEventType.CONNECT_REQUEST, 0, new ConnParam(in.consumerData(), request.initiatorDepth(),
+                request.responderResources(), request.endToEndFlowControl() ? 1 : 0, request.retryCount(),
+                request.rnrRetryCount(), request.srq(), request.localQpn()));
+        return child;
     }
 
-    private EmulatedCmId newConnectionId(EmulatedCmId listener, CmConnection connection, ConnectRequest request,
-                                         CmaHeader header, InetAddress destination, PortSpace space) {
-        EmulatedCmId child = new EmulatedCmId(this, listener.channel, space, listener.context());
+    /**
+     * cm_sidr_req_handler → cma_ib_req_handler for a UD id: the listener gets CONNECT_REQUEST with
+     * the datagram parameters; nobody listening is a SIDR_REP "unsupported"; a listener that cannot
+     * take it (wrong address, backlog full) is cm_destroy_id's SIDR_REP "reject".
+     */
+    @Override
+    public CmUser sidrRequest(CmConnection connection, SidrRequest request) {
+        Incoming in = Incoming.of(request.serviceId(), request.privateData(), connection);
+        EmulatedCmId listener = in == null ? null : listenerFor(in, connection);
+        if (listener == null) {
+            return null;
+        }
+        if (listener == NO_ADDRESS || listener.pendingRequests.get() >= listener.backlog) {
+            Sidr.sendReply(connection, SidrStatus.REJECT, 0, 0, null);
+            return null;
+        }
+        EmulatedCmId child = newConnectionId(listener, connection, in);
+        AhAttr back = AhAttr.of(connection.remoteGid, child.sgidIndex, 1);
+        child.postUd(CmEventType.CONNECT_REQUEST, 0, new UdParam(in.consumerData(), back, 0, 0));
+        return child;
+    }
+
+    /** A stand-in for "a listener on the service ID, but none for this address". */
+    private static final EmulatedCmId NO_ADDRESS = new EmulatedCmId(null, null, PortSpace.TCP, null);
+
+    private EmulatedCmId listenerFor(Incoming in, CmConnection connection) {
+        Rnic device = connection.cm.rnic;
+        boolean anyOnService = false;
+        for (EmulatedCmId holder : bindings.holders(in.space(), in.port())) {
+            if (holder.state != RdmaCmState.LISTEN || (holder.rnic != null && holder.rnic != device)) {
+                continue;
+            }
+            anyOnService = true;
+            if ((in.header() != null || in.space() == PortSpace.IB)
+                    && (holder.boundAddress == null || holder.boundAddress.equals(in.destination()))) {
+                return holder;
+            }
+        }
+        return anyOnService ? NO_ADDRESS : null;
+    }
+
+    private EmulatedCmId newConnectionId(EmulatedCmId listener, CmConnection connection, Incoming in) {
+        EmulatedCmId child = new EmulatedCmId(this, listener.channel, in.space(), listener.context());
         listener.channel.adopt(child);
         child.listener = listener;
         child.rnic = connection.cm.rnic;
         child.localGid = connection.localGid;
         child.remoteGid = connection.remoteGid;
         child.sgidIndex = Math.max(child.rnic.gids.all().indexOf(connection.localGid), 0);
-        child.boundAddress = destination;
-        child.boundPort = ServiceId.port(request.serviceId());
-        child.peer = header != null ? new InetSocketAddress(header.source(), header.sourcePort())
+        child.boundAddress = in.destination();
+        child.boundPort = in.port();
+        child.peer = in.header() != null ? new InetSocketAddress(in.header().source(), in.header().sourcePort())
                 : new InetSocketAddress(addressOf(connection.remoteGid), 0);
         child.connection = connection;
         child.state = RdmaCmState.CONNECT;
         listener.pendingRequests.incrementAndGet();
-        byte[] data = request.privateData();
-        int offset = space == PortSpace.IB ? 0 : CmaHeader.LENGTH;
-        byte[] consumer = java.util.Arrays.copyOfRange(data, offset, data.length);
-        // cma_set_req_event_data: the peer's view turned round.
-        ConnParam conn = new ConnParam(consumer, request.initiatorDepth(), request.responderResources(),
-                request.endToEndFlowControl() ? 1 : 0, request.retryCount(), request.rnrRetryCount(), request.srq(),
-                request.localQpn());
-        child.post(CmEventType.CONNECT_REQUEST, 0, conn);
         return child;
     }
 }

@@ -10,7 +10,6 @@
  * backlog, the service ID and rdma_cm's IP header in the REQ, and the QP moved INIT → RTR → RTS
  * through its normal modify path with what the REQ and REP negotiated.
  *
- * <p>SIDR (the UDP port space) is not implemented yet: a UD id's connect is EOPNOTSUPP and
- * SIDR MADs are counted as stray.
+ * <p>{@code Sidr} is the UD service ID resolution (IBTA 12.11) the UDP port space connects with.
  */
 package org.roce4j.emulator.cm;
