@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * QP 1 is the node's General Services Interface, not an EmulatedQp: frames to it reach the
@@ -14,6 +16,8 @@ import org.junit.jupiter.api.Test;
 class GsiChecksTest {
     private static final int UD_SEND_ONLY = 0x64;
     private static final int RC_SEND_ONLY = 0x04;
+    /** An RC SEND carries no DETH. */
+    private static final int NO_DETH = 0;
     private final TwoNodes nodes = new TwoNodes();
     private final ForgedFrames forged = new ForgedFrames();
 
@@ -45,28 +49,36 @@ class GsiChecksTest {
         assertThat(nodes.rnicB.counter(RnicCounter.DROPPED_BAD_MAD)).isEqualTo(1);
     }
 
-    @Test
-    @DisplayName("rxe check_keys: a packet to QP 1 with another Q_Key is dropped as a Q_Key violation")
-    void wrongQkeyIsDropped() {
-        deliver(UD_SEND_ONLY, 0xFFFF, deth(0x11111111, 1), 256);
-        assertThat(nodes.rnicB.counter(RnicCounter.DROPPED_QKEY_VIOLATION)).isEqualTo(1);
-        assertThat(nodes.rnicB.counter(RnicCounter.MADS_RECEIVED)).isZero();
+    /** A packet to QP 1 that fails one of the GSI's checks, and the counter that says so. */
+    enum Refused {
+        // rxe check_keys: the Q_Key of QP 1 is 0x80010000.
+        WRONG_QKEY(UD_SEND_ONLY, 0xFFFF, 0x11111111, 256, RnicCounter.DROPPED_QKEY_VIOLATION),
+        // The GSI takes P_Key 0xFFFF only: 0x7FFF (limited membership) is a bad P_Key.
+        LIMITED_PKEY(UD_SEND_ONLY, 0x7FFF, 0x80010000, 256, RnicCounter.DROPPED_BAD_PKEY),
+        // A MAD is 256 bytes in a UD SEND Only.
+        RC_SEND(RC_SEND_ONLY, 0xFFFF, GsiChecksTest.NO_DETH, 256, RnicCounter.DROPPED_BAD_MAD),
+        SHORT_MAD(UD_SEND_ONLY, 0xFFFF, 0x80010000, 200, RnicCounter.DROPPED_BAD_MAD);
+
+        final int opcode;
+        final int pkey;
+        final int qkey;
+        final int length;
+        final RnicCounter counter;
+
+        Refused(int opcode, int pkey, int qkey, int length, RnicCounter counter) {
+            this.opcode = opcode;
+            this.pkey = pkey;
+            this.qkey = qkey;
+            this.length = length;
+            this.counter = counter;
+        }
     }
 
-    @Test
-    @DisplayName("The GSI takes P_Key 0xFFFF only: 0x7FFF (limited membership) is dropped as a bad P_Key")
-    void limitedPkeyIsDropped() {
-        deliver(UD_SEND_ONLY, 0x7FFF, deth(0x80010000, 1), 256);
-        assertThat(nodes.rnicB.counter(RnicCounter.DROPPED_BAD_PKEY)).isEqualTo(1);
-        assertThat(nodes.rnicB.counter(RnicCounter.MADS_RECEIVED)).isZero();
-    }
-
-    @Test
-    @DisplayName("A MAD is 256 bytes in a UD SEND Only: an RC SEND or a short UD SEND to QP 1 is a bad MAD")
-    void notAMadIsDropped() {
-        deliver(RC_SEND_ONLY, 0xFFFF, new byte[0], 256);
-        deliver(UD_SEND_ONLY, 0xFFFF, deth(0x80010000, 1), 200);
-        assertThat(nodes.rnicB.counter(RnicCounter.DROPPED_BAD_MAD)).isEqualTo(2);
+    @ParameterizedTest(name = "{0}: dropped and counted, never a MAD received")
+    @EnumSource(Refused.class)
+    void refusedPacketsAreDroppedAndCounted(Refused packet) {
+        deliver(packet.opcode, packet.pkey, packet.qkey == NO_DETH ? new byte[0] : deth(packet.qkey, 1), packet.length);
+        assertThat(nodes.rnicB.counter(packet.counter)).isEqualTo(1);
         assertThat(nodes.rnicB.counter(RnicCounter.MADS_RECEIVED)).isZero();
     }
 }

@@ -38,33 +38,13 @@ class CmFaultsTest {
         return nodes.fabric.clock().nanoTime() / 1_000_000;
     }
 
-    record Pair(CmId clientId, CmId serverId, CmNodes.Endpoint client, CmNodes.Endpoint server) {
-    }
-
-    /** Connects, accepting at once; {@return both ends} once the client is ESTABLISHED (the server's event not yet taken). */
-    private Pair connectUntilClientEstablished() {
-        nodes.listen(CmNodes.PORT, 4);
-        CmId clientId = nodes.resolvedClient(CmNodes.PORT);
-        CmNodes.Endpoint client = nodes.endpoint(clientId);
-        clientId.connect(param(null));
-        CmEvent request = nodes.server.getEvent(Duration.ofSeconds(200)).orElseThrow();
-        assertThat(request.type()).isEqualTo(CmEventType.CONNECT_REQUEST);
-        CmId serverId = request.id();
-        request.ack();
-        CmNodes.Endpoint server = nodes.endpoint(serverId);
-        server.qp.postRecv(RecvWr.of(1, server.mr, 0, 64));
-        serverId.accept(param(null));
-        expectAndAck(nodes.client, CmEventType.ESTABLISHED);
-        return new Pair(clientId, serverId, client, server);
-    }
-
     @Test
     @DisplayName("FrameMatch.cm(REQ): the first two REQs dropped — the third (the second retry, 2 × 6144 ms later) connects")
     void droppedRequestsAreRetried() {
         nodes.fabric.faults(Faults.seeded(7).dropNth(1, FrameMatch.cm(CmAttribute.REQ))
                 .dropNth(2, FrameMatch.cm(CmAttribute.REQ)));
         long start = millis();
-        connectUntilClientEstablished();
+        nodes.connectClient();
         expectAndAck(nodes.server, CmEventType.ESTABLISHED);
         assertThat(millis() - start).isBetween(2 * 6144L, 2 * 6144L + 50);
         assertThat(nodes.fabric.faultCounters().dropped()).isEqualTo(2);
@@ -92,7 +72,7 @@ class CmFaultsTest {
     @DisplayName("IBTA communication established: the RTU lost, the server's first SEND from the client makes it ESTABLISHED")
     void lostRtuIsReplacedByTheFirstDataPacket() {
         nodes.fabric.faults(Faults.seeded(7).drop(1.0, FrameMatch.cm(CmAttribute.RTU)));
-        Pair p = connectUntilClientEstablished();
+        CmNodes.Connected p = nodes.connectClient();
         assertThat(nodes.server.pollEvent()).isEmpty(); // no RTU: the server waits
         p.client().memory.asByteBuffer().put("data".getBytes(StandardCharsets.US_ASCII));
         p.client().qp.postSend(SendWr.send(2, p.client().mr, 0, 4));
@@ -108,7 +88,7 @@ class CmFaultsTest {
     @Test
     @DisplayName("The first DREQ dropped: its retry (6144 ms later) reaches the server; DISCONNECTED on both sides")
     void lostDreqIsRetried() {
-        Pair p = connectUntilClientEstablished();
+        CmNodes.Connected p = nodes.connectClient();
         expectAndAck(nodes.server, CmEventType.ESTABLISHED);
         nodes.fabric.faults(Faults.seeded(7).dropNth(1, FrameMatch.cm(CmAttribute.DREQ)));
         long start = millis();
@@ -126,7 +106,7 @@ class CmFaultsTest {
     @Test
     @DisplayName("Every DREQ dropped: the client is DISCONNECTED anyway (−ETIMEDOUT) after the retries; the server never hears of it")
     void everyDreqDroppedStillDisconnects() {
-        Pair p = connectUntilClientEstablished();
+        CmNodes.Connected p = nodes.connectClient();
         expectAndAck(nodes.server, CmEventType.ESTABLISHED);
         nodes.fabric.faults(Faults.seeded(7).drop(1.0, FrameMatch.cm(CmAttribute.DREQ)));
         p.clientId().disconnect();
@@ -142,7 +122,7 @@ class CmFaultsTest {
     @DisplayName("cm_dup_req_handler / cm_dup_rep_handler: a duplicated REQ and a duplicated REP change nothing — one request, one connection")
     void duplicatesAreAbsorbed() {
         nodes.fabric.faults(Faults.seeded(7).duplicate(1.0, FrameMatch.cm(CmAttribute.REQ, CmAttribute.REP)));
-        connectUntilClientEstablished();
+        nodes.connectClient();
         expectAndAck(nodes.server, CmEventType.ESTABLISHED);
         assertThat(nodes.server.getEvent(Duration.ofSeconds(30))).isEmpty();
         assertThat(nodes.client.getEvent(Duration.ofSeconds(30))).isEmpty();

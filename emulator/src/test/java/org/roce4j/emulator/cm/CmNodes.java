@@ -113,6 +113,31 @@ final class CmNodes implements AutoCloseable {
         return new Endpoint(id, arena);
     }
 
+    /** Both ends of a connection and their verbs objects. */
+    record Connected(CmId clientId, CmId serverId, Endpoint client, Endpoint server) {
+    }
+
+    /**
+     * Listens on {@link #PORT}, connects a client and accepts (a receive posted on the server's QP
+     * first, for a SEND to come); {@return both ends} once the client is ESTABLISHED — the server's
+     * ESTABLISHED is left on its channel. The request may take up to 200 virtual seconds (REQ retries).
+     */
+    Connected connectClient() {
+        listen(PORT, 4);
+        CmId clientId = resolvedClient(PORT);
+        Endpoint client = endpoint(clientId);
+        clientId.connect(param(null));
+        CmEvent request = server.getEvent(Duration.ofSeconds(200)).orElseThrow();
+        assertThat(request.type()).isEqualTo(CmEventType.CONNECT_REQUEST);
+        CmId serverId = request.id();
+        request.ack();
+        Endpoint serverEnd = endpoint(serverId);
+        serverEnd.qp.postRecv(org.roce4j.verbs.RecvWr.of(1, serverEnd.mr, 0, 64));
+        serverId.accept(param(null));
+        expectAndAck(this.client, CmEventType.ESTABLISHED);
+        return new Connected(clientId, serverId, client, serverEnd);
+    }
+
     /** Verbs objects for an id's QP: PD, CQ, a registered buffer, and the QP made with rdma_create_qp. */
     static final class Endpoint {
         final CmId id;

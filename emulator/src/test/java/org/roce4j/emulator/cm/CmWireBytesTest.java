@@ -77,17 +77,10 @@ class CmWireBytesTest {
         Path pcap = dir.resolve("cm.pcap");
         try (CmNodes nodes = new CmNodes()) {
             nodes.fabric.tap(pcap);
-            nodes.listen(CmNodes.PORT, 4);
-            CmId clientId = nodes.resolvedClient(CmNodes.PORT);
-            nodes.endpoint(clientId);
-            clientId.connect(param(null));
-            CmEvent request = expect(nodes.server, CmEventType.CONNECT_REQUEST);
-            CmId serverId = request.id();
-            request.ack();
-            nodes.endpoint(serverId);
-            serverId.accept(param(null));
-            expectAndAck(nodes.client, CmEventType.ESTABLISHED);
+            CmNodes.Connected c = nodes.connectClient();
             expectAndAck(nodes.server, CmEventType.ESTABLISHED);
+            CmId clientId = c.clientId();
+            CmId serverId = c.serverId();
             clientId.disconnect();
             expectAndAck(nodes.server, CmEventType.DISCONNECTED);
             serverId.disconnect();

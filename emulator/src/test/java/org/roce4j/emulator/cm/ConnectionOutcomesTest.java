@@ -11,9 +11,12 @@ import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.roce4j.cm.CmEvent;
 import org.roce4j.cm.CmEventType;
 import org.roce4j.cm.CmId;
+import org.roce4j.cm.EventChannel;
 import org.roce4j.cm.PortSpace;
 import org.roce4j.emulator.fabric.Faults;
 import org.roce4j.emulator.fabric.FrameMatch;
@@ -93,35 +96,28 @@ class ConnectionOutcomesTest {
         unreachable.ack();
     }
 
-    @Test
-    @DisplayName("rdma_disconnect from the client: DISCONNECTED on both sides, then TIMEWAIT_EXIT on both")
-    void disconnectFromClient() {
-        Connected c = connect();
-        c.clientId.disconnect();
-        expectAndAck(nodes.server, CmEventType.DISCONNECTED);
-        c.serverId.disconnect(); // as rping does on DISCONNECTED: the DREP goes out
-        expectAndAck(nodes.client, CmEventType.DISCONNECTED);
-        expectAndAck(nodes.client, CmEventType.TIMEWAIT_EXIT);
-        expectAndAck(nodes.server, CmEventType.TIMEWAIT_EXIT);
-    }
-
-    @Test
-    @DisplayName("rdma_disconnect from the server: DISCONNECTED on both sides, then TIMEWAIT_EXIT on both")
-    void disconnectFromServer() {
-        Connected c = connect();
-        c.serverId.disconnect();
-        expectAndAck(nodes.client, CmEventType.DISCONNECTED);
-        c.clientId.disconnect();
-        expectAndAck(nodes.server, CmEventType.DISCONNECTED);
-        expectAndAck(nodes.server, CmEventType.TIMEWAIT_EXIT);
-        expectAndAck(nodes.client, CmEventType.TIMEWAIT_EXIT);
+    @ParameterizedTest(name = "rdma_disconnect from the {0}: DISCONNECTED on both sides, then TIMEWAIT_EXIT on both")
+    @ValueSource(strings = {"client", "server"})
+    void disconnectFromEitherSide(String side) {
+        CmNodes.Connected c = connect();
+        boolean client = side.equals("client");
+        CmId first = client ? c.clientId() : c.serverId();
+        CmId second = client ? c.serverId() : c.clientId();
+        EventChannel firstChannel = client ? nodes.client : nodes.server;
+        EventChannel secondChannel = client ? nodes.server : nodes.client;
+        first.disconnect();
+        expectAndAck(secondChannel, CmEventType.DISCONNECTED);
+        second.disconnect(); // as rping does on DISCONNECTED: the DREP goes out
+        expectAndAck(firstChannel, CmEventType.DISCONNECTED);
+        expectAndAck(firstChannel, CmEventType.TIMEWAIT_EXIT);
+        expectAndAck(secondChannel, CmEventType.TIMEWAIT_EXIT);
     }
 
     @Test
     @DisplayName("cm.c: a DREQ the peer never answers is retried, then DISCONNECTED with −ETIMEDOUT")
     void unansweredDreqStillDisconnects() {
-        Connected c = connect();
-        c.clientId.disconnect();
+        CmNodes.Connected c = connect();
+        c.clientId().disconnect();
         // The server's application does not call rdma_disconnect: no DREP ever comes.
         CmEvent disconnected = nodes.client.getEvent(Duration.ofSeconds(200)).orElseThrow();
         assertThat(disconnected.type()).isEqualTo(CmEventType.DISCONNECTED);
@@ -170,27 +166,15 @@ class ConnectionOutcomesTest {
     @Test
     @DisplayName("cm_destroy_id: destroying a connected id sends a DREQ; the peer sees DISCONNECTED")
     void destroyingAConnectedIdDisconnectsThePeer() {
-        Connected c = connect();
-        c.clientId.destroyQp();
-        c.clientId.close();
+        CmNodes.Connected c = connect();
+        c.clientId().destroyQp();
+        c.clientId().close();
         expectAndAck(nodes.server, CmEventType.DISCONNECTED);
     }
 
-    record Connected(CmId clientId, CmId serverId, CmNodes.Endpoint client, CmNodes.Endpoint server) {
-    }
-
-    private Connected connect() {
-        nodes.listen(CmNodes.PORT, 4);
-        CmId clientId = nodes.resolvedClient(CmNodes.PORT);
-        CmNodes.Endpoint client = nodes.endpoint(clientId);
-        clientId.connect(param(null));
-        CmEvent request = expect(nodes.server, CmEventType.CONNECT_REQUEST);
-        CmId serverId = request.id();
-        request.ack();
-        CmNodes.Endpoint server = nodes.endpoint(serverId);
-        serverId.accept(param(null));
-        expectAndAck(nodes.client, CmEventType.ESTABLISHED);
+    private CmNodes.Connected connect() {
+        CmNodes.Connected c = nodes.connectClient();
         expectAndAck(nodes.server, CmEventType.ESTABLISHED);
-        return new Connected(clientId, serverId, client, server);
+        return c;
     }
 }
