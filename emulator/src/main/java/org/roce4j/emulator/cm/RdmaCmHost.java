@@ -7,11 +7,11 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.security.SecureRandom;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.random.RandomGenerator;
 import org.roce4j.cm.CmEventType;
 import org.roce4j.cm.ConnParam;
@@ -39,7 +39,7 @@ import org.roce4j.wire.mad.SidrStatus;
 public final class RdmaCmHost implements CommunicationManager.RequestListeners {
     private final List<Rnic> nodes;
     final PortBindings bindings;
-    private final Map<Rnic, Context> contexts = new HashMap<>();
+    private final Map<Rnic, Context> contexts = new ConcurrentHashMap<>();
     private final List<Fabric> fabrics = new ArrayList<>();
 
     private RdmaCmHost(List<Rnic> nodes) {
@@ -99,9 +99,23 @@ public final class RdmaCmHost implements CommunicationManager.RequestListeners {
         return fabrics;
     }
 
-    /** The device's context, opened once and owned by the host (librdmacm's {@code cma_dev->verbs}). */
-    synchronized Context context(Rnic device) {
-        return contexts.computeIfAbsent(device, d -> d.device.open());
+    /**
+     * The device's context, opened once and owned by the host (librdmacm's {@code cma_dev->verbs}).
+     * Opened outside any lock (opening takes the fabric lock, and callers may hold it), kept under
+     * the map's own: a context opened twice by a race is closed again.
+     */
+    Context context(Rnic device) {
+        Context known = contexts.get(device);
+        if (known != null) {
+            return known;
+        }
+        Context opened = device.device.open();
+        Context kept = contexts.putIfAbsent(device, opened);
+        if (kept != null) {
+            opened.close();
+            return kept;
+        }
+        return opened;
     }
 
     // ---- addresses ---------------------------------------------------------------------------
