@@ -84,4 +84,30 @@ class ConnectAcceptTest {
         server.memory.asByteBuffer().get(got);
         assertThat(new String(got, StandardCharsets.US_ASCII)).isEqualTo("ping over rdma_cm");
     }
+
+    @Test
+    @DisplayName("The threaded fabric: the event loop runs the CM; getEvent waits for the events; connect, SEND, disconnect")
+    void connectOnTheThreadedFabric() {
+        try (CmNodes threaded = new CmNodes(org.roce4j.emulator.fabric.Fabric.threaded())) {
+            CmNodes.Connected c = threaded.connectClient();
+            expectAndAck(threaded.server, CmEventType.ESTABLISHED);
+            c.client().memory.asByteBuffer().put((byte) 42);
+            c.client().qp.postSend(SendWr.send(2, c.client().mr, 0, 1));
+            WorkCompletion received = null;
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            while (received == null && System.nanoTime() < deadline) {
+                List<WorkCompletion> some = c.server().poll();
+                received = some.isEmpty() ? null : some.getFirst();
+                Thread.onSpinWait();
+            }
+            assertThat(received).isNotNull();
+            assertThat(received.status()).isEqualTo(WcStatus.SUCCESS);
+            c.serverId().disconnect();
+            expectAndAck(threaded.client, CmEventType.DISCONNECTED);
+            c.clientId().disconnect();
+            expectAndAck(threaded.server, CmEventType.DISCONNECTED);
+            expectAndAck(threaded.server, CmEventType.TIMEWAIT_EXIT);
+            expectAndAck(threaded.client, CmEventType.TIMEWAIT_EXIT);
+        }
+    }
 }
