@@ -139,7 +139,7 @@ public final class CommunicationManager implements Agent, GsiReceiver, GsiAgent.
             }
             case ReadyToUse rtu -> find(rtu.remoteCommId(), rtu.localCommId(), CmConnection::rtuReceived);
             case ConnectReject rej -> {
-                CmConnection c = byLocalId.get(rej.remoteCommId());
+                CmConnection c = rejected(rej);
                 if (c != null && (rej.localCommId() == 0 || c.remoteId == 0 || c.remoteId == rej.localCommId())) {
                     c.rejReceived(rej);
                 } else {
@@ -175,6 +175,21 @@ public final class CommunicationManager implements Agent, GsiReceiver, GsiAgent.
                 }
             }
         }
+    }
+
+    /**
+     * cm.c cm_acquire_rejected_id: a REJ "timeout" from a peer that gave up on its REQ names no
+     * comm ID of ours — its ARI carries its CA GUID, found with its comm ID in the remote table.
+     */
+    private CmConnection rejected(ConnectReject rej) {
+        if (rej.reason() == CmConnection.REJ_TIMEOUT && rej.remoteCommId() == 0 && rej.ari().length >= 8) {
+            long guid = 0;
+            for (int i = 0; i < 8; i++) {
+                guid = guid << 8 | (rej.ari()[i] & 0xFF);
+            }
+            return byRemote.get(new RemoteKey(rej.localCommId(), guid));
+        }
+        return byLocalId.get(rej.remoteCommId());
     }
 
     private void find(int localId, int remoteId, java.util.function.Consumer<CmConnection> action) {

@@ -145,4 +145,62 @@ class CmFaultsTest {
         expectAndAck(nodes.client, CmEventType.ESTABLISHED);
         expectAndAck(nodes.server, CmEventType.ESTABLISHED);
     }
+
+    @Test
+    @DisplayName("Every REP dropped: the server gives up after 16 REPs 4096 ms apart (UNREACHABLE), the client after its 16 REQs (98.3 s)")
+    void everyReplyDroppedIsUnreachableOnBothSides() {
+        nodes.fabric.faults(Faults.seeded(7).drop(1.0, FrameMatch.cm(CmAttribute.REP)));
+        nodes.listen(CmNodes.PORT, 4);
+        CmId clientId = nodes.resolvedClient(CmNodes.PORT);
+        nodes.endpoint(clientId);
+        long start = millis();
+        clientId.connect(param(null));
+        CmEvent request = expect(nodes.server, CmEventType.CONNECT_REQUEST);
+        request.ack();
+        nodes.endpoint(request.id());
+        request.id().accept(param(null));
+        CmEvent serverGaveUp = nodes.server.getEvent(Duration.ofSeconds(300)).orElseThrow();
+        assertThat(serverGaveUp.type()).isEqualTo(CmEventType.UNREACHABLE);
+        assertThat(serverGaveUp.status()).isEqualTo(-110);
+        assertThat(millis() - start).isBetween(16 * 4096L, 16 * 4096L + 50);
+        serverGaveUp.ack();
+        CmEvent clientGaveUp = nodes.client.getEvent(Duration.ofSeconds(300)).orElseThrow();
+        assertThat(clientGaveUp.type()).isEqualTo(CmEventType.UNREACHABLE);
+        assertThat(millis() - start).isEqualTo(16 * 6144L);
+        clientGaveUp.ack();
+    }
+
+    @Test
+    @DisplayName("The first DREP dropped: the DREQ's retry finds the connection gone or in timewait and is answered with a DREP again")
+    void lostDrepIsAnsweredAgain() {
+        CmNodes.Connected p = nodes.connectClient();
+        expectAndAck(nodes.server, CmEventType.ESTABLISHED);
+        nodes.fabric.faults(Faults.seeded(7).dropNth(1, FrameMatch.cm(CmAttribute.DREP)));
+        long start = millis();
+        p.clientId().disconnect();
+        expectAndAck(nodes.server, CmEventType.DISCONNECTED);
+        p.serverId().disconnect();
+        CmEvent disconnected = nodes.client.getEvent(Duration.ofSeconds(30)).orElseThrow();
+        assertThat(disconnected.type()).isEqualTo(CmEventType.DISCONNECTED);
+        assertThat(disconnected.status()).isZero();
+        assertThat(millis() - start).isBetween(6144L, 6200L);
+        disconnected.ack();
+    }
+
+    @Test
+    @DisplayName("cm_destroy_id in REQ_SENT: the client gives up before the REP — REJ reason 1 (timeout); the server's new id sees REJECTED 1")
+    void destroyingAConnectingIdRejectsWithTimeout() {
+        nodes.listen(CmNodes.PORT, 4);
+        CmId clientId = nodes.resolvedClient(CmNodes.PORT);
+        nodes.endpoint(clientId);
+        clientId.connect(param(null));
+        CmEvent request = expect(nodes.server, CmEventType.CONNECT_REQUEST);
+        request.ack();
+        clientId.destroyQp();
+        clientId.close();
+        CmEvent rejected = expect(nodes.server, CmEventType.REJECTED);
+        assertThat(rejected.status()).isEqualTo(1);
+        assertThat(rejected.id()).isSameAs(request.id());
+        rejected.ack();
+    }
 }
