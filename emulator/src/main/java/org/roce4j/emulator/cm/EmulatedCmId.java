@@ -274,6 +274,10 @@ final class EmulatedCmId implements CmId, CmUser {
         }
         channel.dropEventsOf(this);
         channel.release(this);
+        // ucma_cleanup_ctx_events: the requests a listener leaves untaken are destroyed with it (each a REJ 28).
+        for (EmulatedCmId child : channel.dropRequestsFor(this)) {
+            child.close();
+        }
     }
 
     // ---- CmUser: what the CM reports (under the fabric lock) --------------------------------

@@ -60,6 +60,19 @@ final class EmulatedEventChannel implements EventChannel {
         queue.removeIf(e -> e.emulatedId() == id);
     }
 
+    /** Takes out the CONNECT_REQUESTs still queued for {@code listener}; {@return their new ids} */
+    synchronized java.util.List<EmulatedCmId> dropRequestsFor(EmulatedCmId listener) {
+        java.util.List<EmulatedCmId> children = new java.util.ArrayList<>();
+        for (Iterator<EmulatedCmEvent> it = queue.iterator(); it.hasNext(); ) {
+            EmulatedCmEvent e = it.next();
+            if (e.type() == org.roce4j.cm.CmEventType.CONNECT_REQUEST && e.emulatedId().listener == listener) {
+                children.add(e.emulatedId());
+                it.remove();
+            }
+        }
+        return children;
+    }
+
     void moveEventsOf(EmulatedCmId id, EmulatedEventChannel to) {
         java.util.List<EmulatedCmEvent> moved = new java.util.ArrayList<>();
         synchronized (this) {

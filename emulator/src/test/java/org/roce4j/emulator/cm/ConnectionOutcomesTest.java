@@ -172,6 +172,37 @@ class ConnectionOutcomesTest {
         expectAndAck(nodes.server, CmEventType.DISCONNECTED);
     }
 
+    @Test
+    @DisplayName("ucma_cleanup_ctx_events: a listener destroyed with a request not taken destroys its new id — the client is REJECTED 28")
+    void closingAListenerRejectsItsPendingRequests() {
+        CmId listener = nodes.listen(CmNodes.PORT, 4);
+        CmId clientId = nodes.resolvedClient(CmNodes.PORT);
+        nodes.endpoint(clientId);
+        clientId.connect(param(null));
+        nodes.fabric.runFor(Duration.ofMillis(1)); // the REQ is in, its CONNECT_REQUEST queued
+        listener.close();
+        assertThat(nodes.server.pollEvent()).isEmpty();
+        CmEvent rejected = expect(nodes.client, CmEventType.REJECTED);
+        assertThat(rejected.status()).isEqualTo(28);
+        rejected.ack();
+        nodes.server.close(); // nothing is left on the server's channel
+    }
+
+    @Test
+    @DisplayName("librdmacm's checks: connect before ROUTE_RESOLVED and private data past the port space's limit (56 bytes for TCP) are EINVAL")
+    void connectChecks() {
+        CmId early = nodes.client.createId(PortSpace.TCP);
+        assertThatThrownBy(() -> early.connect(param(null)))
+                .isInstanceOfSatisfying(VerbsException.class, e -> assertThat(e.errno()).isEqualTo(Errno.EINVAL));
+        CmId id = nodes.resolvedClient(CmNodes.PORT);
+        nodes.endpoint(id);
+        assertThatThrownBy(() -> id.connect(org.roce4j.cm.ConnParam.of(new byte[57])))
+                .isInstanceOfSatisfying(VerbsException.class, e -> assertThat(e.errno()).isEqualTo(Errno.EINVAL));
+        id.connect(org.roce4j.cm.ConnParam.of(new byte[56]));
+        assertThatThrownBy(() -> id.accept(param(null)))
+                .isInstanceOfSatisfying(VerbsException.class, e -> assertThat(e.errno()).isEqualTo(Errno.EINVAL));
+    }
+
     private CmNodes.Connected connect() {
         CmNodes.Connected c = nodes.connectClient();
         expectAndAck(nodes.server, CmEventType.ESTABLISHED);
