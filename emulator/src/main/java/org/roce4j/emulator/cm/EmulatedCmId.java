@@ -305,9 +305,9 @@ final class EmulatedCmId implements CmId, CmUser {
     @Override
     public void disconnected(CmConnection c, int status) {
         // cma_ib_handler: DREQ/DREP received or the DREQ timed out — DISCONNECTED once, CONNECT → DISCONNECT.
+        // The QP is left as it is: the application's rdma_disconnect moves it to ERR.
         if (state == RdmaCmState.CONNECT) {
             state = RdmaCmState.DISCONNECT;
-            connecting.moveQpToError();
             post(CmEventType.DISCONNECTED, status, null);
         }
     }
