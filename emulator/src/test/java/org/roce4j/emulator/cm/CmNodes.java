@@ -53,9 +53,15 @@ final class CmNodes implements AutoCloseable {
     }
 
     CmNodes(Fabric fabric) {
+        this(fabric, SoftRnic.DEFAULT_ACTIVE_MTU);
+    }
+
+    /** @param clientMtu the client port's active MTU (the server's is the default 1024) */
+    CmNodes(Fabric fabric, org.roce4j.verbs.Mtu clientMtu) {
         this.fabric = fabric;
         serverNode = node(fabric, "rxe0", "02:00:00:00:00:01", "10.0.0.1");
-        clientNode = node(fabric, "rxe1", "02:00:00:00:00:02", "10.0.0.2");
+        clientNode = SoftRnic.builder(fabric).name("rxe1").mac(MacAddress.parse("02:00:00:00:00:02"))
+                .ipv4((Inet4Address) address("10.0.0.2")).activeMtu(clientMtu).attach();
         serverHost = EmulatedCm.of(serverNode);
         clientHost = EmulatedCm.of(clientNode);
         server = serverHost.createEventChannel();

@@ -110,4 +110,40 @@ class ConnectAcceptTest {
             expectAndAck(threaded.client, CmEventType.TIMEWAIT_EXIT);
         }
     }
+
+    @Test
+    @DisplayName("ib_cm_init_qp_attr: the QPs get what REQ and REP negotiated — PSNs crossed, path MTU the smaller port's, timeout 19, retry 7/7, min_rnr_timer 0, rd_atomic = min(own initiator depth, peer's responder resources)")
+    void negotiatedQpAttributes() {
+        try (CmNodes mixed = new CmNodes(org.roce4j.emulator.fabric.Fabric.deterministic(), org.roce4j.verbs.Mtu.MTU_4096)) {
+            mixed.listen(CmNodes.PORT, 4);
+            CmId clientId = mixed.resolvedClient(CmNodes.PORT);
+            CmNodes.Endpoint client = mixed.endpoint(clientId);
+            clientId.connect(param(null).withReadDepths(4, 8).withRetries(6, 5));
+            CmEvent request = expect(mixed.server, CmEventType.CONNECT_REQUEST);
+            CmId serverId = request.id();
+            request.ack();
+            CmNodes.Endpoint server = mixed.endpoint(serverId);
+            serverId.accept(param(null).withReadDepths(2, 3).withRetries(7, 3));
+            expectAndAck(mixed.client, CmEventType.ESTABLISHED);
+            expectAndAck(mixed.server, CmEventType.ESTABLISHED);
+            java.util.Set<org.roce4j.verbs.QpAttrMask> all = java.util.EnumSet.allOf(org.roce4j.verbs.QpAttrMask.class);
+            org.roce4j.verbs.QpAttr c = client.qp.query(all);
+            org.roce4j.verbs.QpAttr s = server.qp.query(all);
+            assertThat(c.destQpNum()).isEqualTo(server.qp.qpNum());
+            assertThat(s.destQpNum()).isEqualTo(client.qp.qpNum());
+            assertThat(c.sqPsn()).isEqualTo(s.rqPsn());
+            assertThat(s.sqPsn()).isEqualTo(c.rqPsn());
+            // The client's port is 4096, the server's 1024: the REQ says 4096, the server takes the smaller.
+            assertThat(s.pathMtu()).isEqualTo(org.roce4j.verbs.Mtu.MTU_1024);
+            assertThat(List.of(c.timeout(), s.timeout())).containsOnly(19);
+            assertThat(List.of(c.retryCnt(), s.retryCnt())).containsOnly(6); // the REQ's retry count, both sides
+            assertThat(c.rnrRetry()).isEqualTo(3); // the REP's RNR retry count
+            assertThat(s.rnrRetry()).isEqualTo(5); // the REQ's
+            assertThat(List.of(c.minRnrTimer(), s.minRnrTimer())).containsOnly(0);
+            assertThat(c.maxRdAtomic()).isEqualTo(2); // min(client's initiator depth 8, server's responder resources 2)
+            assertThat(c.maxDestRdAtomic()).isEqualTo(4);
+            assertThat(s.maxRdAtomic()).isEqualTo(3); // min(server's initiator depth 3, client's responder resources 4)
+            assertThat(s.maxDestRdAtomic()).isEqualTo(2);
+        }
+    }
 }
