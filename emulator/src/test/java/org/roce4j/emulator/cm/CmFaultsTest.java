@@ -54,11 +54,8 @@ class CmFaultsTest {
     @DisplayName("Every REQ dropped: 16 REQs, then UNREACHABLE −ETIMEDOUT after 98.3 s of virtual time, and no hang")
     void everyRequestDroppedIsUnreachable() {
         nodes.fabric.faults(Faults.seeded(7).drop(1.0, FrameMatch.cm(CmAttribute.REQ)));
-        nodes.listen(CmNodes.PORT, 4);
-        CmId clientId = nodes.resolvedClient(CmNodes.PORT);
-        nodes.endpoint(clientId);
         long start = millis();
-        clientId.connect(param(null));
+        CmId clientId = nodes.connectingClient().id;
         CmEvent unreachable = nodes.client.getEvent(Duration.ofSeconds(300)).orElseThrow();
         assertThat(unreachable.type()).isEqualTo(CmEventType.UNREACHABLE);
         assertThat(unreachable.status()).isEqualTo(-110);
@@ -132,10 +129,7 @@ class CmFaultsTest {
     @Test
     @DisplayName("cma_ib_req_handler's MRA: a server slower than the REQ's 16 tries (120 s) still connects — the repeated REQ gets an MRA, and the client waits 2^24 × 4.096 µs more per try")
     void slowAcceptIsCoveredByTheMra() {
-        nodes.listen(CmNodes.PORT, 4);
-        CmId clientId = nodes.resolvedClient(CmNodes.PORT);
-        nodes.endpoint(clientId);
-        clientId.connect(param(null));
+        CmId clientId = nodes.connectingClient().id;
         CmEvent request = expect(nodes.server, CmEventType.CONNECT_REQUEST);
         CmId serverId = request.id();
         request.ack();
@@ -150,11 +144,8 @@ class CmFaultsTest {
     @DisplayName("Every REP dropped: the server gives up after 16 REPs 4096 ms apart (UNREACHABLE), the client after its 16 REQs (98.3 s)")
     void everyReplyDroppedIsUnreachableOnBothSides() {
         nodes.fabric.faults(Faults.seeded(7).drop(1.0, FrameMatch.cm(CmAttribute.REP)));
-        nodes.listen(CmNodes.PORT, 4);
-        CmId clientId = nodes.resolvedClient(CmNodes.PORT);
-        nodes.endpoint(clientId);
         long start = millis();
-        clientId.connect(param(null));
+        CmId clientId = nodes.connectingClient().id;
         CmEvent request = expect(nodes.server, CmEventType.CONNECT_REQUEST);
         request.ack();
         nodes.endpoint(request.id());
@@ -190,10 +181,7 @@ class CmFaultsTest {
     @Test
     @DisplayName("cm_destroy_id in REQ_SENT: the client gives up before the REP — REJ reason 1 (timeout); the server's new id sees REJECTED 1")
     void destroyingAConnectingIdRejectsWithTimeout() {
-        nodes.listen(CmNodes.PORT, 4);
-        CmId clientId = nodes.resolvedClient(CmNodes.PORT);
-        nodes.endpoint(clientId);
-        clientId.connect(param(null));
+        CmId clientId = nodes.connectingClient().id;
         CmEvent request = expect(nodes.server, CmEventType.CONNECT_REQUEST);
         request.ack();
         clientId.destroyQp();

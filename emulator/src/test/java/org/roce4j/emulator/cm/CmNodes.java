@@ -129,10 +129,8 @@ final class CmNodes implements AutoCloseable {
      * ESTABLISHED is left on its channel. The request may take up to 200 virtual seconds (REQ retries).
      */
     Connected connectClient() {
-        listen(PORT, 4);
-        CmId clientId = resolvedClient(PORT);
-        Endpoint client = endpoint(clientId);
-        clientId.connect(param(null));
+        Endpoint client = connectingClient();
+        CmId clientId = client.id;
         CmEvent request = server.getEvent(Duration.ofSeconds(200)).orElseThrow();
         assertThat(request.type()).isEqualTo(CmEventType.CONNECT_REQUEST);
         CmId serverId = request.id();
@@ -142,6 +140,14 @@ final class CmNodes implements AutoCloseable {
         serverId.accept(param(null));
         expectAndAck(this.client, CmEventType.ESTABLISHED);
         return new Connected(clientId, serverId, client, serverEnd);
+    }
+
+    /** Listens on {@link #PORT} and starts a client's connect to it; {@return the client's id with its QP} */
+    Endpoint connectingClient() {
+        listen(PORT, 4);
+        Endpoint client = endpoint(resolvedClient(PORT));
+        client.id.connect(param(null));
+        return client;
     }
 
     /** Verbs objects for an id's QP: PD, CQ, a registered buffer, and the QP made with rdma_create_qp. */
