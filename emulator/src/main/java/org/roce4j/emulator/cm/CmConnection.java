@@ -59,10 +59,8 @@ final class CmConnection {
     long timeoutMs;
     int maxCmRetries;
 
-    /** The MAD that waits for an answer, with its retries left, or null. */
-    private byte[] outstanding;
-    private int retriesLeft;
-    private CmTimers.Timer retryTimer;
+    /** The MAD that waits for an answer, if any. */
+    private final OutstandingMad outstanding;
     /** The MRA prepared for a duplicate REQ (cm.c ib_prepare_cm_mra), or null. */
     private byte[] preparedMra;
 
@@ -72,6 +70,7 @@ final class CmConnection {
         this.localGid = localGid;
         this.remoteGid = remoteGid;
         this.path = path;
+        this.outstanding = new OutstandingMad(cm, path, this::retriesSpent);
     }
 
     // ---- active side ---------------------------------------------------------------------
@@ -88,7 +87,7 @@ final class CmConnection {
     void repReceived(ConnectReply reply) {
         switch (state) {
             case REQ_SENT, MRA_REQ_RCVD -> {
-                cancelRetries();
+                outstanding.cancel();
                 state = CmState.REP_RCVD;
                 remoteId = reply.localCommId();
                 remoteCaGuid = reply.localCaGuid();
@@ -173,7 +172,7 @@ final class CmConnection {
     /** cm_rtu_handler, and cm_establish (IBTA's communication established: the first packet on the QP). */
     void rtuReceived() {
         if (state == CmState.REP_SENT || state == CmState.MRA_REP_RCVD) {
-            cancelRetries();
+            outstanding.cancel();
             state = CmState.ESTABLISHED;
             if (user != null) {
                 user.established(this);
@@ -192,13 +191,13 @@ final class CmConnection {
             case REP_SENT -> mra.messageMraed() == MessageReceiptAck.MRAED_REP ? CmState.MRA_REP_RCVD : null;
             default -> null;
         };
-        if (next == null || outstanding == null) {
+        if (next == null || !outstanding.isWaiting()) {
             cm.countStale();
             return;
         }
         state = next;
         timeoutMs = CmTiming.toMillis(mra.serviceTimeout()) + CmTiming.toMillis(localAckTimeout);
-        armRetry();
+        outstanding.stretch(timeoutMs);
     }
 
     /** ib_send_cm_rej: from the REQ/REP phase back to IDLE. */
@@ -212,7 +211,7 @@ final class CmConnection {
         if (rejected < 0) {
             return;
         }
-        cancelRetries();
+        outstanding.cancel();
         byte[] ari = new byte[0];
         int ariLength = 0;
         if (reason == REJ_TIMEOUT) {
@@ -241,7 +240,7 @@ final class CmConnection {
     void rejReceived(ConnectReject reject) {
         switch (state) {
             case REQ_SENT, MRA_REQ_RCVD, REP_SENT, MRA_REP_RCVD, REQ_RCVD, MRA_REQ_SENT, REP_RCVD -> {
-                cancelRetries();
+                outstanding.cancel();
                 if (reject.reason() == REJ_STALE_CONN) {
                     enterTimewait();
                 } else {
@@ -275,7 +274,7 @@ final class CmConnection {
     void dreqReceived(long dreqTid) {
         switch (state) {
             case ESTABLISHED, REP_SENT, MRA_REP_RCVD -> {
-                cancelRetries();
+                outstanding.cancel();
                 tid = dreqTid;
                 state = CmState.DREQ_RCVD;
                 if (user != null) {
@@ -286,7 +285,7 @@ final class CmConnection {
             }
             case DREQ_SENT -> {
                 // Both sides disconnect at once (IBTA 12.9.6): answer, and wait out timewait.
-                cancelRetries();
+                outstanding.cancel();
                 tid = dreqTid;
                 send(CmAttribute.DREP, new DisconnectReply(localId, remoteId, new byte[0]));
                 enterTimewait();
@@ -315,7 +314,7 @@ final class CmConnection {
             cm.countStale();
             return;
         }
-        cancelRetries();
+        outstanding.cancel();
         enterTimewait();
         if (user != null) {
             user.disconnected(this, 0);
@@ -338,7 +337,7 @@ final class CmConnection {
                 enterTimewait();
             }
             case DREQ_SENT -> {
-                cancelRetries();
+                outstanding.cancel();
                 enterTimewait();
             }
             case DREQ_RCVD -> sendDrep();
@@ -357,36 +356,15 @@ final class CmConnection {
     // ---- timers and sending ------------------------------------------------------------------
 
     void sendWithRetries(CmAttribute attribute, CmMessage message) {
-        outstanding = cm.encode(tid, attribute, message);
-        retriesLeft = maxCmRetries;
-        cm.sendMad(path, outstanding);
-        armRetry();
+        outstanding.send(cm.encode(tid, attribute, message), maxCmRetries, timeoutMs);
     }
 
     void send(CmAttribute attribute, CmMessage message) {
         cm.sendMad(path, cm.encode(tid, attribute, message));
     }
 
-    private void armRetry() {
-        if (retryTimer != null) {
-            retryTimer.cancel();
-        }
-        retryTimer = cm.schedule(timeoutMs * 1_000_000L, this::retryDue);
-    }
-
-    /** ib_mad's send timeout: the MAD again, or — retries spent — cm_process_send_error. */
-    private void retryDue() {
-        retryTimer = null;
-        if (outstanding == null) {
-            return;
-        }
-        if (retriesLeft > 0) {
-            retriesLeft--;
-            cm.sendMad(path, outstanding);
-            armRetry();
-            return;
-        }
-        outstanding = null;
+    /** cm_process_send_error: the MAD's retries are spent. */
+    private void retriesSpent() {
         switch (state) {
             case REQ_SENT, MRA_REQ_RCVD, REP_SENT, MRA_REP_RCVD, SIDR_REQ_SENT -> {
                 resetToIdle();
@@ -405,17 +383,9 @@ final class CmConnection {
         }
     }
 
-    private void cancelRetries() {
-        outstanding = null;
-        if (retryTimer != null) {
-            retryTimer.cancel();
-            retryTimer = null;
-        }
-    }
-
     /** cm_enter_timewait: stray packets may still come; after {@code cm_convert_to_ms(av.timeout)} the connection is gone. */
     private void enterTimewait() {
-        cancelRetries();
+        outstanding.cancel();
         state = CmState.TIMEWAIT;
         cm.schedule(CmTiming.toMillis(localAckTimeout) * 1_000_000L, this::timewaitOver);
     }
@@ -433,7 +403,7 @@ final class CmConnection {
 
     /** cm_reset_to_idle. */
     void resetToIdle() {
-        cancelRetries();
+        outstanding.cancel();
         preparedMra = null;
         state = CmState.IDLE;
         if (user == null) {
