@@ -70,21 +70,23 @@ public final class RdmaConnection implements AutoCloseable {
      *         unreachable or too slow, the resolution's errno when the address cannot be resolved
      */
     public static RdmaConnection connect(InetSocketAddress server, ConnectionSettings settings) {
-        return connect(server, settings, (qp, pd) -> { });
+        return connect(RdmaCm.connectionManager(), server, settings, (qp, pd) -> { });
     }
 
     /**
      * {@return a connection to {@code server}: resolve the address and route, create the QP, prepare
      * it, send the REQ and wait for ESTABLISHED}
      *
+     * @param cm       the connection manager to use ({@link RdmaCm#connectionManager()}, or an emulated fabric's)
      * @param server   the listener's address and port
      * @param settings the QP, CQ and parameters
      * @param prepare  what to do with the QP before the REQ leaves
      */
-    public static RdmaConnection connect(InetSocketAddress server, ConnectionSettings settings, Preparation prepare) {
+    public static RdmaConnection connect(ConnectionManager cm, InetSocketAddress server, ConnectionSettings settings,
+                                         Preparation prepare) {
         Deque<AutoCloseable> made = new ArrayDeque<>();
         try {
-            EventChannel channel = RdmaCm.createEventChannel();
+            EventChannel channel = cm.createEventChannel();
             made.push(channel);
             CmId id = channel.createId(PortSpace.TCP);
             made.push(id);
@@ -104,11 +106,12 @@ public final class RdmaConnection implements AutoCloseable {
     }
 
     /** The server side: a CONNECT_REQUEST's id, moved to a channel of its own, accepted. */
-    static RdmaConnection accept(CmId child, byte[] requestData, ConnectionSettings settings, Preparation prepare) {
+    static RdmaConnection accept(ConnectionManager cm, CmId child, byte[] requestData, ConnectionSettings settings,
+                                 Preparation prepare) {
         Deque<AutoCloseable> made = new ArrayDeque<>();
         made.push(child);
         try {
-            EventChannel channel = RdmaCm.createEventChannel();
+            EventChannel channel = cm.createEventChannel();
             made.addLast(channel); // closed after the id
             child.migrate(channel);
             RdmaConnection connection = new RdmaConnection(channel, child, settings, made);

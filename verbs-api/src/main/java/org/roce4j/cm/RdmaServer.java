@@ -19,32 +19,47 @@ import java.util.Optional;
  * }</pre>
  */
 public final class RdmaServer implements AutoCloseable {
+    private final ConnectionManager cm;
     private final EventChannel channel;
     private final CmId listener;
     private final ConnectionSettings settings;
 
-    private RdmaServer(EventChannel channel, CmId listener, ConnectionSettings settings) {
+    private RdmaServer(ConnectionManager cm, EventChannel channel, CmId listener, ConnectionSettings settings) {
+        this.cm = cm;
         this.channel = channel;
         this.listener = listener;
         this.settings = settings;
     }
 
     /**
+     * {@return a server of the selected provider's connection manager listening on {@code address}}
+     *
+     * @param address  the local address (the wildcard address listens on every device; port 0: an ephemeral port)
+     * @param backlog  how many connection requests may wait for {@link #accept}
+     * @param settings the QP, CQ and parameters of each accepted connection
+     */
+    public static RdmaServer listen(InetSocketAddress address, int backlog, ConnectionSettings settings) {
+        return listen(RdmaCm.connectionManager(), address, backlog, settings);
+    }
+
+    /**
      * {@return a server listening on {@code address} (port 0: an ephemeral port, see {@link #localAddress()})}
      *
+     * @param cm       the connection manager to use
      * @param address  the local address (the wildcard address listens on every device)
      * @param backlog  how many connection requests may wait for {@link #accept}
      * @param settings the QP, CQ and parameters of each accepted connection
      * @throws org.roce4j.verbs.VerbsException EADDRINUSE when the port is taken, as {@code rdma_bind_addr} gives it
      */
-    public static RdmaServer listen(InetSocketAddress address, int backlog, ConnectionSettings settings) {
-        EventChannel channel = RdmaCm.createEventChannel();
+    public static RdmaServer listen(ConnectionManager cm, InetSocketAddress address, int backlog,
+                                    ConnectionSettings settings) {
+        EventChannel channel = cm.createEventChannel();
         CmId listener = null;
         try {
             listener = channel.createId(PortSpace.TCP);
             listener.bindAddr(address);
             listener.listen(backlog);
-            return new RdmaServer(channel, listener, settings);
+            return new RdmaServer(cm, channel, listener, settings);
         } catch (RuntimeException e) {
             if (listener != null) {
                 listener.close();
@@ -91,7 +106,7 @@ public final class RdmaServer implements AutoCloseable {
             child = event.id();
             requestData = event.privateData();
         }
-        return Optional.of(RdmaConnection.accept(child, requestData, settings, prepare));
+        return Optional.of(RdmaConnection.accept(cm, child, requestData, settings, prepare));
     }
 
     /** Stops listening and frees the listener and its channel; accepted connections stay up. */
