@@ -2,6 +2,7 @@ package org.roce4j.emulator;
 
 import java.util.Arrays;
 import java.util.List;
+import org.roce4j.cm.ConnectionManager;
 import org.roce4j.cm.EventChannel;
 import org.roce4j.emulator.cm.RdmaCmHost;
 
@@ -18,7 +19,7 @@ import org.roce4j.emulator.cm.RdmaCmHost;
  * EventChannel clientChannel = EmulatedCm.of(client).createEventChannel();
  * }</pre>
  */
-public final class EmulatedCm {
+public final class EmulatedCm implements ConnectionManager {
     private final RdmaCmHost host;
 
     private EmulatedCm(RdmaCmHost host) {
@@ -35,6 +36,7 @@ public final class EmulatedCm {
     }
 
     /** {@return a new event channel of this host ({@code rdma_create_event_channel})} */
+    @Override
     public EventChannel createEventChannel() {
         return host.createEventChannel();
     }
