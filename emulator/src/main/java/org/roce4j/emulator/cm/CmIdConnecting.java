@@ -313,8 +313,11 @@ final class CmIdConnecting {
         // cm_init_qp_rtr_attr: min_rnr_timer 0; cm_init_qp_rts_attr: timeout av.timeout.
         QpBringUp values = new QpBringUp(1, 0, id.sgidIndex, HOP_LIMIT, 0, access, 0, Mtu.of(c.pathMtu),
                 c.localAckTimeout, c.retryCount, c.rnrRetryCount, 0, c.initiatorDepth, c.responderResources);
-        values.readyToReceive(qp, new QpBringUp.Remote(c.remoteQpn, c.remotePsn, id.remoteGid));
-        values.readyToSend(qp, c.startingPsn);
+        // cm.c: rq_psn is the PSN this side announced (ib_send_cm_req / ib_send_cm_rep take it from the
+        // consumer), sq_psn the peer's (cm_req_handler: the REQ's starting PSN; cm_rep_handler: the
+        // REP's). rxe_rping_cm.pcap: the client's first request carries the REP's starting PSN.
+        values.readyToReceive(qp, new QpBringUp.Remote(c.remoteQpn, c.startingPsn, id.remoteGid));
+        values.readyToSend(qp, c.remotePsn);
     }
 
     private void checkPrivateData(String verb, ConnParam param, int limit) {

@@ -199,4 +199,59 @@ class CmWireBytesTest {
         byte[] second = Files.readAllBytes(emulatedRping());
         assertThat(second).isEqualTo(first);
     }
+
+    /** {@return the REQ's and REP's starting PSNs and the PSN of the first request each side sent (client first)} */
+    private static List<Integer> psnsOfTheFirstRequests(Path pcap) throws IOException {
+        List<Mad> mads = cmMads(pcap);
+        int reqPsn = ((ConnectRequest) mads.get(0).decoded().message()).startingPsn();
+        int repPsn = ((org.roce4j.wire.mad.ConnectReply) mads.get(1).decoded().message()).startingPsn();
+        List<Integer> firstSendPsn = new ArrayList<>(List.of(-1, -1));
+        PacketInfo info = new PacketInfo();
+        byte[] clientAddress = null; // the IPv4 source of the first MAD, the REQ (both QPs may have one QPN, as in rxe's capture)
+        try (PcapReader reader = PcapReader.open(pcap)) {
+            for (PcapRecord record : reader) {
+                byte[] f = record.data();
+                if (!info.parseFrame(f, 0, f.length)) {
+                    continue;
+                }
+                byte[] source = java.util.Arrays.copyOfRange(f, info.ipOffset() + 12, info.ipOffset() + 16);
+                if (info.destQp() == 1) {
+                    clientAddress = clientAddress == null ? source : clientAddress;
+                    continue;
+                }
+                if (info.opcode().direction() != org.roce4j.wire.Direction.REQUEST) {
+                    continue;
+                }
+                int side = java.util.Arrays.equals(source, clientAddress) ? 0 : 1;
+                if (firstSendPsn.get(side) < 0) {
+                    firstSendPsn.set(side, info.psn());
+                }
+            }
+        }
+        return List.of(reqPsn, repPsn, firstSendPsn.get(0), firstSendPsn.get(1));
+    }
+
+    @Test
+    @DisplayName("cm.c cm_req_handler / cm_rep_handler: each side sends from the PSN the peer announced (the client from the REP's, the server from the REQ's), as rxe's rping does")
+    void eachSideSendsFromThePsnThePeerAnnounced() throws IOException {
+        List<Integer> rxe = psnsOfTheFirstRequests(reference());
+        assertThat(rxe.get(2)).as("rxe: the client's first request carries the REP's starting PSN").isEqualTo(rxe.get(1));
+        assertThat(rxe.get(3)).as("rxe: the server's first request (rping: a READ) carries the REQ's starting PSN").isEqualTo(rxe.get(0));
+
+        Path pcap = dir.resolve("sends.pcap");
+        try (CmNodes nodes = new CmNodes()) {
+            nodes.fabric.tap(pcap);
+            CmNodes.Connected c = nodes.connectClient();
+            expectAndAck(nodes.server, CmEventType.ESTABLISHED);
+            c.client().qp.postRecv(org.roce4j.verbs.RecvWr.of(2, c.client().mr, 0, 64));
+            c.client().qp.postSend(org.roce4j.verbs.SendWr.send(1, c.client().mr, 0, 16));
+            assertThat(c.server().poll()).hasSize(1);
+            c.server().qp.postSend(org.roce4j.verbs.SendWr.send(3, c.server().mr, 0, 16));
+            assertThat(c.client().poll()).hasSize(2);
+        }
+        List<Integer> ours = psnsOfTheFirstRequests(pcap);
+        assertThat(ours.get(0)).as("the two sides announce different PSNs").isNotEqualTo(ours.get(1));
+        assertThat(ours.get(2)).as("the client's first request carries the REP's starting PSN").isEqualTo(ours.get(1));
+        assertThat(ours.get(3)).as("the server's first request carries the REQ's starting PSN").isEqualTo(ours.get(0));
+    }
 }
