@@ -36,6 +36,17 @@ final class EmuDevices {
         }
     }
 
+    /**
+     * {@code -d emu:SPEC} for the rdma_cm tools: the emulated RNIC's own connection manager over the
+     * UDP link. Not in this build yet: the emulator's CM runs on the in-process fabric first.
+     *
+     * @throws UnsupportedOperationException always, saying so
+     */
+    static CmDevices.Selection openConnectionManager(String spec) {
+        throw new UnsupportedOperationException("emu:" + spec
+                + ": the emulated RNIC has no RDMA connection manager over the UDP link in this build");
+    }
+
     /** The link's counters, the RNIC's non-zero counters and drop reasons, and the bound addresses. */
     static String counters(UdpRnic rnic) {
         Map<String, Long> rnicCounters = new TreeMap<>();
