@@ -111,11 +111,8 @@ final class CmDevices {
     record Opened(Selection selection, EventChannel channel) implements AutoCloseable {
         @Override
         public void close() {
-            try {
-                channel.close();
-            } finally {
-                closeQuietly(selection);
-            }
+            closeQuietly(channel); // rdma_destroy_event_channel returns nothing
+            closeQuietly(selection);
         }
     }
 

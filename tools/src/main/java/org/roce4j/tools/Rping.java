@@ -160,11 +160,10 @@ final class Rping {
                 cb.sem.release();
             }
             case CONNECT_REQUEST -> {
-                try {
-                    cb.acceptReady.acquire();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return -1;
+                // rping's CM thread blocks here until the (persistent) server has taken the last request;
+                // a plain server takes one, so a second request waits until the run ends.
+                if (!awaitAcceptReady(cb)) {
+                    return 0;
                 }
                 cb.state = RpingConnection.State.CONNECT_REQUEST;
                 cb.child = id;
@@ -204,6 +203,21 @@ final class Rping {
             default -> err.printf("unhandled event: %s, ignoring%n", event.type().cName());
         }
         return 0;
+    }
+
+    /** sem_wait(&cb->accept_ready), given up when the run ends (rping's main would wait for ever to join this thread). */
+    private boolean awaitAcceptReady(RpingConnection cb) {
+        try {
+            while (!cb.acceptReady.tryAcquire(EVENT_SLICE.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                if (stopCmThread) {
+                    return false;
+                }
+            }
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     // rping_bind_server
