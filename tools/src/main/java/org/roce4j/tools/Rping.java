@@ -29,11 +29,13 @@ import org.roce4j.verbs.VerbsException;
 final class Rping {
     /**
      * rping's options: {@code -s}/{@code -c}, {@code -a}, {@code -I}, {@code -p}, {@code -C},
-     * {@code -S}, {@code -v}, {@code -V}, {@code -d} (debug), {@code -P}, {@code -q}; and roce4j's
-     * device choice ({@link CmDevices}).
+     * {@code -S}, {@code -v}, {@code -V}, {@code -d} (debug), {@code -P}, {@code -q}; roce4j's
+     * device choice ({@link CmDevices}); and, for tests only, a server that spoils the first byte of
+     * what it writes back, so that a test can show the client's -V catching it.
      */
     record Options(boolean server, InetAddress address, InetAddress source, int port, int count, int size, int verbose,
-                   int validate, int debug, boolean persistent, boolean selfCreateQp, String device) {
+                   int validate, int debug, boolean persistent, boolean selfCreateQp, String device,
+                   boolean corruptWriteForTest) {
     }
 
     /** rping's resolve timeouts: 2000 ms for the address and for the route. */

@@ -66,6 +66,10 @@ final class RpingCommand extends PeerCommand implements Callable<Integer> {
     @Option(names = "-q", description = "use self-created, self-modified QP (not available: see the help's end)")
     boolean selfCreateQp;
 
+    /** TEST ONLY, hidden: the server spoils the first byte of every echo it writes, so that -V can be seen failing. */
+    @Option(names = "--corrupt-write-for-test", hidden = true, description = "TEST ONLY: spoil the data the server writes back")
+    boolean corruptWriteForTest;
+
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help and exit")
     boolean help;
 
@@ -119,7 +123,10 @@ final class RpingCommand extends PeerCommand implements Callable<Integer> {
             }
         }
         Rping.Options options = new Rping.Options(server, addr, src, port, count, size, verbose.length, validate.length,
-                debug, persistent, selfCreateQp, device);
+                debug, persistent, selfCreateQp, device, corruptWriteForTest);
+        if (corruptWriteForTest) {
+            err.println("TEST ONLY: --corrupt-write-for-test spoils the data this server writes back");
+        }
         return new Rping(options, out, err, environment.connectionManagers(), environment.listening()).run();
     }
 }

@@ -445,6 +445,9 @@ final class RpingConnection {
             RpingData.Info sink = remote;
             // RDMA Write echo data: strlen(rdma_buf) + 1
             int length = RpingData.cString(rdmaBuf).length() + 1;
+            if (options.corruptWriteForTest()) {
+                rdmaBuf.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 0, (byte) '#'); // length taken first: the echo stays as long
+            }
             debug("rdma write from lkey %x laddr %x len %d%n", rdmaMr.lkey(), rdmaMr.address(), length);
             ret = postSend(SendWr.rdmaWrite(0, rdmaMr, 0, length, sink.buf(), sink.rkey()));
             if (ret != 0) {
