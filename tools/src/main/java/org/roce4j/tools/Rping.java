@@ -277,23 +277,10 @@ final class Rping {
         if (deviceMismatch(cb.child)) {
             return -1;
         }
-        int ret = cb.setupQp(cb.child);
+        int ret = prepare(cb, cb.child);
         if (ret != 0) {
-            err.printf("setup_qp failed: %d%n", ret);
             return ret;
         }
-        ret = cb.setupBuffers();
-        if (ret != 0) {
-            err.printf("rping_setup_buffers failed: %d%n", ret);
-            return cb.freeQp(ret);
-        }
-        ret = cb.postRecv();
-        if (ret != 0) {
-            err.printf("ibv_post_recv failed: %d%n", ret);
-            cb.freeBuffers();
-            return cb.freeQp(ret);
-        }
-        cb.startCqThread();
         ret = accept(cb);
         if (ret != 0) {
             err.printf("connect error %d%n", ret);
@@ -316,6 +303,32 @@ final class Rping {
         contexts.remove(cb.child);
         destroyId(cb.child);
         return ret;
+    }
+
+    /**
+     * What rping_run_server and rping_run_client both do before accept/connect: rping_setup_qp,
+     * rping_setup_buffers, the first receive, the completion thread; on failure rping's line and
+     * what was made freed again.
+     */
+    private int prepare(RpingConnection cb, CmId id) {
+        int ret = cb.setupQp(id);
+        if (ret != 0) {
+            err.printf("setup_qp failed: %d%n", ret);
+            return ret;
+        }
+        ret = cb.setupBuffers();
+        if (ret != 0) {
+            err.printf("rping_setup_buffers failed: %d%n", ret);
+            return cb.freeQp(ret);
+        }
+        ret = cb.postRecv();
+        if (ret != 0) {
+            err.printf("ibv_post_recv failed: %d%n", ret);
+            cb.freeBuffers();
+            return cb.freeQp(ret);
+        }
+        cb.startCqThread();
+        return 0;
     }
 
     // rping_accept: rdma_accept(child, NULL) takes responder resources and initiator depth from the
@@ -410,23 +423,10 @@ final class Rping {
         if (ret != 0) {
             return ret;
         }
-        ret = cb.setupQp(cb.cmId);
+        ret = prepare(cb, cb.cmId);
         if (ret != 0) {
-            err.printf("setup_qp failed: %d%n", ret);
             return ret;
         }
-        ret = cb.setupBuffers();
-        if (ret != 0) {
-            err.printf("rping_setup_buffers failed: %d%n", ret);
-            return cb.freeQp(ret);
-        }
-        ret = cb.postRecv();
-        if (ret != 0) {
-            err.printf("ibv_post_recv failed: %d%n", ret);
-            cb.freeBuffers();
-            return cb.freeQp(ret);
-        }
-        cb.startCqThread();
         ret = connectClient(cb);
         if (ret != 0) {
             err.printf("connect error %d%n", ret);

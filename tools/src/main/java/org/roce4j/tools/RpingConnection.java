@@ -168,11 +168,11 @@ final class RpingConnection {
             }
             qp = null;
         }
-        closeQuietly(cq);
+        CmDevices.closeQuietly(cq);
         cq = null;
-        closeQuietly(channel);
+        CmDevices.closeQuietly(channel);
         channel = null;
-        closeQuietly(pd);
+        CmDevices.closeQuietly(pd);
         pd = null;
         return ret;
     }
@@ -223,7 +223,7 @@ final class RpingConnection {
     void freeBuffers() {
         debug("rping_free_buffers called on cb %s%n", this);
         for (Mr mr : new Mr[] {recvMr, sendMr, rdmaMr, startMr}) {
-            closeQuietly(mr);
+            CmDevices.closeQuietly(mr);
         }
         recvMr = sendMr = rdmaMr = startMr = null;
         if (arena != null) {
@@ -400,14 +400,22 @@ final class RpingConnection {
         return 0;
     }
 
+    /** sem_wait, then rping's check of the state it waited for: "wait for STATE state N" when it is another. */
+    private boolean reached(State expected) {
+        semWait();
+        if (state != expected) {
+            err.printf("wait for %s state %d%n", expected, state.value());
+            return false;
+        }
+        return true;
+    }
+
     // rping_test_server
     int testServer() {
         int ret;
         while (true) {
             // Wait for client's Start STAG/TO/Len
-            semWait();
-            if (state != State.RDMA_READ_ADV) {
-                err.printf("wait for RDMA_READ_ADV state %d%n", state.value());
+            if (!reached(State.RDMA_READ_ADV)) {
                 ret = -1;
                 break;
             }
@@ -418,9 +426,7 @@ final class RpingConnection {
                 break;
             }
             debug("server posted rdma read req %n");
-            semWait();
-            if (state != State.RDMA_READ_COMPLETE) {
-                err.printf("wait for RDMA_READ_COMPLETE state %d%n", state.value());
+            if (!reached(State.RDMA_READ_COMPLETE)) {
                 ret = -1;
                 break;
             }
@@ -435,9 +441,7 @@ final class RpingConnection {
                 break;
             }
             debug("server posted go ahead%n");
-            semWait();
-            if (state != State.RDMA_WRITE_ADV) {
-                err.printf("wait for RDMA_WRITE_ADV state %d%n", state.value());
+            if (!reached(State.RDMA_WRITE_ADV)) {
                 ret = -1;
                 break;
             }
@@ -453,9 +457,7 @@ final class RpingConnection {
             if (ret != 0) {
                 break;
             }
-            semWait();
-            if (state != State.RDMA_WRITE_COMPLETE) {
-                err.printf("wait for RDMA_WRITE_COMPLETE state %d%n", state.value());
+            if (!reached(State.RDMA_WRITE_COMPLETE)) {
                 ret = -1;
                 break;
             }
@@ -483,9 +485,7 @@ final class RpingConnection {
                 break;
             }
             // Wait for server to ACK
-            semWait();
-            if (state != State.RDMA_WRITE_ADV) {
-                err.printf("wait for RDMA_WRITE_ADV state %d%n", state.value());
+            if (!reached(State.RDMA_WRITE_ADV)) {
                 ret = -1;
                 break;
             }
@@ -495,9 +495,7 @@ final class RpingConnection {
                 break;
             }
             // Wait for the server to say the RDMA Write is complete.
-            semWait();
-            if (state != State.RDMA_WRITE_COMPLETE) {
-                err.printf("wait for RDMA_WRITE_COMPLETE state %d%n", state.value());
+            if (!reached(State.RDMA_WRITE_COMPLETE)) {
                 ret = -1;
                 break;
             }
@@ -526,14 +524,4 @@ final class RpingConnection {
         return e instanceof VerbsException v ? v.errno().number() : org.roce4j.verbs.Errno.EIO.number();
     }
 
-    private static void closeQuietly(AutoCloseable resource) {
-        if (resource == null) {
-            return;
-        }
-        try {
-            resource.close();
-        } catch (Exception ignored) {
-            // rping frees without looking at the results
-        }
-    }
 }

@@ -243,8 +243,8 @@ final class Udaddy {
         }
     }
 
-    // route_handler
-    private int routeHandler(Node node) {
+    /** What route_handler and connect_handler both do first: verify_test_params, init_node, post_recvs (and -d NAME's check). */
+    private int prepareNode(Node node) {
         int ret = deviceCheck(node.cmaId);
         if (ret == 0) {
             ret = verifyTestParams(node);
@@ -252,9 +252,12 @@ final class Udaddy {
         if (ret == 0) {
             ret = initNode(node);
         }
-        if (ret == 0) {
-            ret = postRecvs(node);
-        }
+        return ret == 0 ? postRecvs(node) : ret;
+    }
+
+    // route_handler
+    private int routeHandler(Node node) {
+        int ret = prepareNode(node);
         if (ret == 0) {
             try {
                 node.cmaId.connect(new ConnParam(null, 0, 0, 0, 0, 0, false, 0)); // memset(&conn_param, 0)
@@ -276,16 +279,7 @@ final class Udaddy {
         } else {
             Node node = nodes[connIndex++];
             node.cmaId = cmaId;
-            ret = deviceCheck(cmaId);
-            if (ret == 0) {
-                ret = verifyTestParams(node);
-            }
-            if (ret == 0) {
-                ret = initNode(node);
-            }
-            if (ret == 0) {
-                ret = postRecvs(node);
-            }
+            ret = prepareNode(node);
             if (ret == 0) {
                 int qpNum = cmaId.qp().orElseThrow().qpNum();
                 try {
@@ -361,7 +355,7 @@ final class Udaddy {
         if (node.cmaId == null) {
             return;
         }
-        closeQuietly(node.ah);
+        CmDevices.closeQuietly(node.ah);
         if (node.cmaId.qp().isPresent()) {
             try {
                 node.cmaId.destroyQp();
@@ -369,10 +363,10 @@ final class Udaddy {
                 // udaddy ignores rdma_destroy_qp's result
             }
         }
-        closeQuietly(node.cq);
-        closeQuietly(node.mr);
-        closeQuietly(node.pd);
-        closeQuietly(node.cmaId); // the RDMA id after all device resources
+        CmDevices.closeQuietly(node.cq);
+        CmDevices.closeQuietly(node.mr);
+        CmDevices.closeQuietly(node.pd);
+        CmDevices.closeQuietly(node.cmaId); // the RDMA id after all device resources
     }
 
     // create_reply_ah: the way back from the first receive, the peer's QPN from its immediate data
@@ -488,7 +482,7 @@ final class Udaddy {
         } catch (java.net.UnknownHostException impossible) {
             throw new AssertionError(impossible);
         } finally {
-            closeQuietly(listenId);
+            CmDevices.closeQuietly(listenId);
         }
         return ret;
     }
@@ -531,14 +525,4 @@ final class Udaddy {
         return 0;
     }
 
-    private static void closeQuietly(AutoCloseable resource) {
-        if (resource == null) {
-            return;
-        }
-        try {
-            resource.close();
-        } catch (Exception ignored) {
-            // udaddy frees without looking at the results
-        }
-    }
 }
