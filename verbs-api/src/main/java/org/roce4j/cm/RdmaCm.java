@@ -28,4 +28,11 @@ public final class RdmaCm {
     public static EventChannel createEventChannel() {
         return Verbs.provider().createEventChannel();
     }
+
+    /**
+     * {@return the selected provider's connection manager (the provider is looked up when it makes a channel)}
+     */
+    public static ConnectionManager connectionManager() {
+        return RdmaCm::createEventChannel;
+    }
 }
