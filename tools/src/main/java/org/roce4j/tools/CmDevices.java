@@ -3,9 +3,9 @@ package org.roce4j.tools;
 import java.io.PrintWriter;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.function.Supplier;
 
 import org.roce4j.cm.CmId;
+import org.roce4j.cm.ConnectionManager;
 import org.roce4j.cm.EventChannel;
 import org.roce4j.cm.RdmaCm;
 import org.roce4j.verbs.Context;
@@ -20,7 +20,8 @@ import org.roce4j.verbs.VerbsException;
  *   <li>{@code -d NAME}: the same, and once the id has its device the tool checks that it is NAME
  *       and stops with a line saying which device the address belongs to when it is not;</li>
  *   <li>{@code -d emu:ADDRESS}: a new emulated RNIC speaking RoCEv2 over UDP on that host address,
- *       with its own connection manager, made for this run and closed after it.</li>
+ *       with its own connection manager ({@code EmulatedCm} over it, its host's one device), made
+ *       for this run and closed after it.</li>
  * </ul>
  * Tests inject their own source of event channels (the emulator's default fabric).
  */
@@ -35,7 +36,7 @@ final class CmDevices {
      * Where the event channels come from, the device name {@code -d NAME} asked for (null: any), and
      * what must be closed after the run (the emulated RNIC of {@code emu:}).
      */
-    record Selection(Supplier<EventChannel> channels, String wantedDevice, AutoCloseable owner) implements AutoCloseable {
+    record Selection(ConnectionManager channels, String wantedDevice, AutoCloseable owner) implements AutoCloseable {
         Selection {
             Objects.requireNonNull(channels, "channels");
         }
@@ -62,17 +63,17 @@ final class CmDevices {
         }
     }
 
-    private final Supplier<EventChannel> channels;
+    private final ConnectionManager channels;
     private final EmulatedConnectionManagers emulated;
 
-    CmDevices(Supplier<EventChannel> channels, EmulatedConnectionManagers emulated) {
+    CmDevices(ConnectionManager channels, EmulatedConnectionManagers emulated) {
         this.channels = Objects.requireNonNull(channels, "channels");
         this.emulated = Objects.requireNonNull(emulated, "emulated");
     }
 
     /** A real run: the selected provider's connection manager ({@link RdmaCm}), {@code emu:} through {@link EmuDevices}. */
     static CmDevices system() {
-        return new CmDevices(RdmaCm::createEventChannel, EmuDevices::openConnectionManager);
+        return new CmDevices(RdmaCm.connectionManager(), EmuDevices::openConnectionManager);
     }
 
     /** {@return the selection {@code -d} asks for} */
@@ -96,7 +97,7 @@ final class CmDevices {
             return null;
         }
         try {
-            return new Opened(selection, selection.channels().get());
+            return new Opened(selection, selection.channels().createEventChannel());
         } catch (VerbsException e) {
             err.println(e.errno() == org.roce4j.verbs.Errno.ENODEV ? "No RDMA devices were detected"
                     : "failed to create RDMA CM event channel: " + e.errno().text() + " (" + e.getMessage() + ")");
