@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 import org.roce4j.wire.DropReason;
+import org.roce4j.emulator.EmulatedCm;
 import org.roce4j.emulator.RnicCounter;
 import org.roce4j.emulator.udp.UdpRnic;
 
@@ -24,16 +25,35 @@ final class EmuDevices {
 
     /** @throws UncheckedIOException when the address is not this host's or ADDRESS:4791 cannot be bound */
     static DeviceSelector.Selection open(String spec) {
+        UdpRnic rnic = openRnic(spec);
+        return new DeviceSelector.Selection(rnic.device(), owner(rnic));
+    }
+
+    /**
+     * {@code -d emu:SPEC} for the rdma_cm tools: an emulated RNIC on that address with its own
+     * connection manager (the RNIC is the one device of its host), closed after the run.
+     *
+     * @throws UncheckedIOException when the address is not this host's or ADDRESS:4791 cannot be bound
+     */
+    static CmDevices.Selection openConnectionManager(String spec) {
+        UdpRnic rnic = openRnic(spec);
+        return new CmDevices.Selection(EmulatedCm.of(rnic.rnic()), null, owner(rnic));
+    }
+
+    private static UdpRnic openRnic(String spec) {
         try {
-            UdpRnic rnic = UdpRnic.open(NAME, spec);
-            AutoCloseable owner = System.getenv(COUNTERS_VARIABLE) == null ? rnic : () -> {
-                System.err.println(counters(rnic));
-                rnic.close();
-            };
-            return new DeviceSelector.Selection(rnic.device(), owner);
+            return UdpRnic.open(NAME, spec);
         } catch (IOException e) {
             throw new UncheckedIOException("emu:" + spec + ": " + e.getMessage(), e);
         }
+    }
+
+    /** What closes the RNIC: with {@value #COUNTERS_VARIABLE} set, after printing its counters. */
+    private static AutoCloseable owner(UdpRnic rnic) {
+        return System.getenv(COUNTERS_VARIABLE) == null ? rnic : () -> {
+            System.err.println(counters(rnic));
+            rnic.close();
+        };
     }
 
     /** The link's counters, the RNIC's non-zero counters and drop reasons, and the bound addresses. */
