@@ -71,7 +71,8 @@ record PerftestAddress(int lid, int outReads, int qpn, int psn, int rkey, long v
     /**
      * The record as {@code -R} sends it over the rdma_cm QP ({@code rdma_write_keys}): {@code struct
      * pingpong_dest} itself with each integer big-endian (htobe32/htobe64) — lid, out_reads, qpn, psn,
-     * rkey, 4 bytes of padding, vaddr, the 16 GID bytes, srqn, gid_index — 56 bytes. In
+     * rkey, 4 bytes of struct padding (0 here; perftest sends whatever its stack held), vaddr, the 16
+     * GID bytes, srqn, gid_index — 56 bytes. In
      * {@code reference-pcaps/rxe_rping_cm.pcap} the client's is {@code 00000000 00000001 00000013
      * 0034a2a2 0000071f 00000000 00005607a5daf000 00000000000000000000ffffc0a84d03 00000000 00000001}.
      */
