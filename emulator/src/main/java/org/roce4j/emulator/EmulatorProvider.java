@@ -6,6 +6,7 @@ import java.net.UnknownHostException;
 import java.util.List;
 
 import org.roce4j.emulator.fabric.Fabric;
+import org.roce4j.cm.EventChannel;
 import org.roce4j.verbs.Device;
 import org.roce4j.verbs.spi.VerbsProvider;
 import org.roce4j.wire.MacAddress;
@@ -29,18 +30,23 @@ public final class EmulatorProvider implements VerbsProvider {
     /** The default fabric and its nodes, made when first asked for (class-holder idiom). */
     private static final class DefaultFabric {
         static final Fabric FABRIC = Fabric.deterministic();
-        static final List<Device> DEVICES = List.of(
+        static final List<SoftRnic> NODES = List.of(
                 node("rxe0", "02:00:00:00:00:01", "10.0.0.1"),
                 node("rxe1", "02:00:00:00:00:02", "10.0.0.2"));
+        static final List<Device> DEVICES = NODES.stream().map(SoftRnic::device).toList();
 
-        private static Device node(String name, String mac, String ipv4) {
+        private static SoftRnic node(String name, String mac, String ipv4) {
             try {
-                return SoftRnic.attach(FABRIC, name, MacAddress.parse(mac), (Inet4Address) InetAddress.getByName(ipv4))
-                        .device();
+                return SoftRnic.attach(FABRIC, name, MacAddress.parse(mac), (Inet4Address) InetAddress.getByName(ipv4));
             } catch (UnknownHostException impossible) {
                 throw new AssertionError(impossible);
             }
         }
+    }
+
+    /** The JVM as one host with both default devices, made when first asked for. */
+    private static final class DefaultHost {
+        static final EmulatedCm CM = EmulatedCm.over(DefaultFabric.NODES);
     }
 
     @Override
@@ -51,6 +57,21 @@ public final class EmulatorProvider implements VerbsProvider {
     @Override
     public List<Device> devices() {
         return DefaultFabric.DEVICES;
+    }
+
+    /**
+     * {@return an rdma_cm event channel on the default fabric: the JVM is one host whose devices
+     * are rxe0 and rxe1 (10.0.0.1 and 10.0.0.2), so a connection between them is a loopback-free
+     * exchange of CM MADs on the fabric}
+     */
+    @Override
+    public EventChannel createEventChannel() {
+        return DefaultHost.CM.createEventChannel();
+    }
+
+    @Override
+    public String whyNoConnectionManager() {
+        return "";
     }
 
     /** The fabric behind {@link #devices()}, for tests that want to drive it, tap it or read its counters. */

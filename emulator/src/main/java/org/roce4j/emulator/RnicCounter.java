@@ -53,7 +53,11 @@ public enum RnicCounter {
             "reads or writes of registered memory that failed (arena closed after registration, memory confined to "
             + "another thread, region deregistered under a WQE): each fails a WQE and moves its QP to the error state"),
     DROPPED_BEHIND_READ("dropped_behind_read",
-            "RC requests dropped while more READ responses were owed than the responder sends at once (the requester resends)");
+            "RC requests dropped while more READ responses were owed than the responder sends at once (the requester resends)"),
+    MADS_SENT("cm_mads_sent", "connection-management MADs sent from QP 1, retries included"),
+    MADS_RECEIVED("cm_mads_rcvd", "MADs to QP 1 that passed the GSI's checks (UD SEND Only, P_Key 0xFFFF, Q_Key 0x80010000)"),
+    DROPPED_BAD_MAD("dropped_bad_mad",
+            "packets to QP 1 that are not a UD SEND Only of a 256-byte MAD, or MADs the connection manager cannot decode");
 
     private final String portCounterName;
     private final String description;

@@ -1,6 +1,7 @@
 package org.roce4j.emulator;
 
 import org.roce4j.emulator.node.GidTable;
+import org.roce4j.emulator.cm.CommunicationManager;
 import org.roce4j.emulator.node.Rnic;
 import org.roce4j.emulator.verbs.KeySource;
 import java.net.Inet4Address;
@@ -215,7 +216,9 @@ public final class SoftRnic {
             GidTable table = gids != null ? new GidTable(gids, gidTableLength)
                     : new GidTable(mac, requireIpv4(), ipv6, gidTableLength);
             KeySource source = keys != null ? keys : KeySource.forFabric(fabric, model.limits().maxQp());
-            return new SoftRnic(new Rnic(fabric, name, mac, table, activeMtu, model, link, source));
+            Rnic rnic = new Rnic(fabric, name, mac, table, activeMtu, model, link, source);
+            CommunicationManager.install(rnic); // QP 1: every node answers CM MADs, as ib_cm does
+            return new SoftRnic(rnic);
         }
 
         private Inet4Address requireIpv4() {

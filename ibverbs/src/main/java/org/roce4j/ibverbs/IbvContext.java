@@ -46,6 +46,8 @@ final class IbvContext extends Resource implements Context {
     final MemorySegment pollCq;
     final MemorySegment reqNotifyCq;
     private final int asyncFd;
+    /** Opened by librdmacm for its CM ids ({@code id->verbs}): it stays open for the library's life. */
+    private final boolean ownedByLibrdmacm;
     /** Native address to object, for the element of asynchronous and completion events. */
     final Map<Long, IbvCq> cqs = new ConcurrentHashMap<>();
     final Map<Long, IbvQp> qps = new ConcurrentHashMap<>();
@@ -54,7 +56,16 @@ final class IbvContext extends Resource implements Context {
     final RegisteredMemory registeredMemory = new RegisteredMemory();
 
     IbvContext(LibIbverbs lib, IbvDevice device, MemorySegment context) {
+        this(lib, device, context, false);
+    }
+
+    /**
+     * @param ownedByLibrdmacm whether librdmacm opened the context (an id's {@code verbs}): then
+     *                         {@link #close()} leaves it open
+     */
+    IbvContext(LibIbverbs lib, IbvDevice device, MemorySegment context, boolean ownedByLibrdmacm) {
         this.lib = lib;
+        this.ownedByLibrdmacm = ownedByLibrdmacm;
         this.device = device;
         this.context = context.reinterpret(Layouts.IBV_CONTEXT.byteSize());
         postSend = op("post_send");
@@ -263,8 +274,16 @@ final class IbvContext extends Resource implements Context {
         };
     }
 
+    /**
+     * {@code ibv_close_device}; does nothing on a context librdmacm opened for its ids: librdmacm
+     * shares one per device among all ids and closes it only when the device goes away (cma.c
+     * {@code remove_cma_dev}), so closing it here would pull it from under every other id.
+     */
     @Override
     public void close() {
+        if (ownedByLibrdmacm) {
+            return;
+        }
         closeOnce("ibv_close_device", "PDs, CQs or completion channels",
                 () -> LibIbverbs.status("ibv_close_device", lib.closeDevice, context));
     }

@@ -8,6 +8,8 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 
 import org.roce4j.verbs.AccessFlag;
 import org.roce4j.verbs.Ah;
@@ -71,16 +73,31 @@ final class IbvPd extends Resource implements Pd {
 
     @Override
     public Qp createQp(QpInitAttr initAttr) {
+        return createQp(initAttr, "ibv_create_qp",
+                attr -> LibIbverbs.pointer("ibv_create_qp", context.lib.createQp, pd, attr),
+                qp -> LibIbverbs.status("ibv_destroy_qp", context.lib.destroyQp, qp));
+    }
+
+    /**
+     * Creates a QP on this PD the way {@code create} does — {@code ibv_create_qp}, or
+     * {@code rdma_create_qp} for a CM id — from a filled {@code struct ibv_qp_init_attr}, and wraps it.
+     *
+     * @param verb    the C call, for messages
+     * @param create  takes the filled init attr, returns the {@code struct ibv_qp *} (or throws)
+     * @param destroy destroys it when the QP is closed
+     */
+    IbvQp createQp(QpInitAttr initAttr, String verb, UnaryOperator<MemorySegment> create,
+                   Consumer<MemorySegment> destroy) {
         Objects.requireNonNull(initAttr, "initAttr");
-        checkOpen("ibv_create_qp");
-        IbvCq sendCq = cqOf("send_cq", initAttr.sendCq());
-        IbvCq recvCq = cqOf("recv_cq", initAttr.recvCq());
+        checkOpen(verb);
+        IbvCq sendCq = cqOf(verb, "send_cq", initAttr.sendCq());
+        IbvCq recvCq = cqOf(verb, "recv_cq", initAttr.recvCq());
         IbvSrq srq = null;
         if (initAttr.srq() != null) {
             if (!(initAttr.srq() instanceof IbvSrq s) || s.pd.context != context) {
-                throw new VerbsException(Errno.EINVAL, "ibv_create_qp: the SRQ belongs to another context");
+                throw new VerbsException(Errno.EINVAL, verb + ": the SRQ belongs to another context");
             }
-            s.checkOpen("ibv_create_qp");
+            s.checkOpen(verb);
             srq = s;
         }
         try (Arena arena = Arena.ofConfined()) {
@@ -97,7 +114,7 @@ final class IbvPd extends Resource implements Pd {
             a.set(JAVA_INT, Layouts.offset(l, "cap.max_inline_data"), cap.maxInlineData());
             a.set(JAVA_INT, Layouts.offset(l, "qp_type"), initAttr.type().value());
             a.set(JAVA_INT, Layouts.offset(l, "sq_sig_all"), initAttr.sqSigAll() ? 1 : 0);
-            MemorySegment qp = LibIbverbs.pointer("ibv_create_qp", context.lib.createQp, pd, a);
+            MemorySegment qp = create.apply(a);
             // ibv_create_qp writes the capacities actually granted back into attr->cap.
             QpCap granted = new QpCap(
                     a.get(JAVA_INT, Layouts.offset(l, "cap.max_send_wr")),
@@ -113,20 +130,21 @@ final class IbvPd extends Resource implements Pd {
             if (srq != null) {
                 srq.addChild();
             }
-            IbvQp created = new IbvQp(this, qp.reinterpret(Layouts.IBV_QP.byteSize()), actual, sendCq, recvCq, srq);
+            IbvQp created = new IbvQp(this, qp.reinterpret(Layouts.IBV_QP.byteSize()), actual, sendCq, recvCq, srq,
+                    destroy);
             context.qps.put(created.qp.address(), created);
             return created;
         }
     }
 
-    private IbvCq cqOf(String role, org.roce4j.verbs.Cq cq) {
+    private IbvCq cqOf(String verb, String role, org.roce4j.verbs.Cq cq) {
         if (cq == null) {
-            throw new VerbsException(Errno.EINVAL, "ibv_create_qp: no " + role);
+            throw new VerbsException(Errno.EINVAL, verb + ": no " + role);
         }
         if (!(cq instanceof IbvCq ours) || ours.context != context) {
-            throw new VerbsException(Errno.EINVAL, "ibv_create_qp: the " + role + " belongs to another context");
+            throw new VerbsException(Errno.EINVAL, verb + ": the " + role + " belongs to another context");
         }
-        ours.checkOpen("ibv_create_qp");
+        ours.checkOpen(verb);
         return ours;
     }
 

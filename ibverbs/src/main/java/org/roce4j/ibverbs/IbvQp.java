@@ -11,6 +11,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.Consumer;
 
 import org.roce4j.verbs.AccessFlag;
 import org.roce4j.verbs.Errno;
@@ -41,9 +42,13 @@ final class IbvQp extends Resource implements Qp {
     private final Arena arena = Arena.ofShared();
     private final SendWrChain sendChain;
     private final RecvWrChain recvChain;
+    /** How the QP is destroyed: {@code ibv_destroy_qp}, or {@code rdma_destroy_qp} for a CM id's QP. */
+    private final Consumer<MemorySegment> destroy;
 
-    IbvQp(IbvPd pd, MemorySegment qp, QpInitAttr initAttr, IbvCq sendCq, IbvCq recvCq, IbvSrq srq) {
+    IbvQp(IbvPd pd, MemorySegment qp, QpInitAttr initAttr, IbvCq sendCq, IbvCq recvCq, IbvSrq srq,
+          Consumer<MemorySegment> destroy) {
         this.pd = pd;
+        this.destroy = destroy;
         this.qp = qp;
         this.initAttr = initAttr;
         this.sendCq = sendCq;
@@ -222,7 +227,7 @@ final class IbvQp extends Resource implements Qp {
         closeOnce("ibv_destroy_qp", "users", () -> {
             synchronized (sendChain) {
                 synchronized (recvChain) {
-                    LibIbverbs.status("ibv_destroy_qp", pd.context.lib.destroyQp, qp);
+                    destroy.accept(qp);
                     pd.context.qps.remove(qp.address());
                     pd.removeChild();
                     sendCq.removeChild();

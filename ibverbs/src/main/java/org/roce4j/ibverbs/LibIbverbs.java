@@ -179,6 +179,23 @@ final class LibIbverbs {
         }
     }
 
+    /** Calls a function returning a value ≥ 0 or -1 with errno (as fcntl(2) does); returns the value. */
+    static int valueOrErrno(String call, MethodHandle handle, Object... args) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(CALL_STATE);
+            int ret = (int) handle.invokeWithArguments(prepend(state, args));
+            if (ret < 0) {
+                int errno = state.get(JAVA_INT, ERRNO);
+                throw new VerbsException(Errno.of(errno), call + " failed (errno " + errno + ")");
+            }
+            return ret;
+        } catch (VerbsException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(call + ": native call failed", t);
+        }
+    }
+
     /** Calls a function without errno capture. */
     static Object call(MethodHandle handle, Object... args) {
         try {

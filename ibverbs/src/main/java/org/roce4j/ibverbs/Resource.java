@@ -32,6 +32,10 @@ abstract class Resource {
         children--;
     }
 
+    final synchronized int children() {
+        return children;
+    }
+
     /**
      * Runs {@code destroy} once, if no children are alive (EBUSY otherwise). A second close does nothing.
      */

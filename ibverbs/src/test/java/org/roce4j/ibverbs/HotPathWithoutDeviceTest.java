@@ -51,7 +51,7 @@ class HotPathWithoutDeviceTest {
         IbvContext ctx = new IbvContext(null, null, context);
         IbvPd pd = new IbvPd(ctx, arena.allocate(Layouts.IBV_PD));
         IbvCq cq = new IbvCq(ctx, cqStruct, null);
-        IbvQp qp = new IbvQp(pd, qpStruct, QpInitAttr.of(QpType.RC, cq, QpCap.of(16, 16)), cq, cq, null);
+        IbvQp qp = new IbvQp(pd, qpStruct, QpInitAttr.of(QpType.RC, cq, QpCap.of(16, 16)), cq, cq, null, ignored -> { });
 
         SendWr write = new SendWr().wrId(1).opcode(org.roce4j.verbs.WrOpcode.RDMA_WRITE).sge(0x1000, 64, 5)
                 .remote(0x2000, 6).signaled(true);

@@ -45,7 +45,7 @@ class PostChecksTest {
         IbvContext ctx = new IbvContext(null, null, context);
         IbvPd pd = new IbvPd(ctx, arena.allocate(Layouts.IBV_PD));
         IbvCq cq = new IbvCq(ctx, cqStruct, null);
-        return new IbvQp(pd, arena.allocate(Layouts.IBV_QP), QpInitAttr.of(type, cq, QpCap.of(8, 8)), cq, cq, null);
+        return new IbvQp(pd, arena.allocate(Layouts.IBV_QP), QpInitAttr.of(type, cq, QpCap.of(8, 8)), cq, cq, null, ignored -> { });
     }
 
     private static SendWr wr(long id, WrOpcode opcode) {

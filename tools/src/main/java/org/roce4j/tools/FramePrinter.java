@@ -44,6 +44,7 @@ final class FramePrinter {
         switch (result) {
             case DecodeResult.Decoded decoded -> {
                 out.println(prefix + FrameText.summary(decoded.frame()) + " ICRC ok" + capture);
+                FrameText.cmLine(decoded.frame()).ifPresent(line -> out.println(INDENT + line));
                 if (verbose) {
                     details(decoded.frame());
                     out.println(INDENT + format(ROOT, "ICRC 0x%08x ok", decoded.icrc()));
@@ -52,6 +53,7 @@ final class FramePrinter {
             case DecodeResult.Dropped dropped when dropped.parsed().isPresent() -> {
                 // Only a bad ICRC leaves a parsed frame behind: show what the frame says.
                 out.println(prefix + FrameText.summary(dropped.parsedFrame()) + " ICRC BAD" + capture);
+                FrameText.cmLine(dropped.parsedFrame()).ifPresent(line -> out.println(INDENT + line));
                 if (verbose) {
                     details(dropped.parsedFrame());
                     out.println(INDENT + "ICRC BAD: " + dropped.detail());

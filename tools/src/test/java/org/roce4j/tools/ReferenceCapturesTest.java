@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 import org.roce4j.testing.RequiredInCi;
 import org.roce4j.wire.pcap.PcapRecord;
@@ -39,6 +40,22 @@ class ReferenceCapturesTest {
             assertThat(run.lines()).contains(String.format("RoCE frames:           %d", udp4791),
                     "ICRC failures:         0", "malformed RoCE frames: 0");
         }));
+    }
+
+    @Test
+    @DisplayName("decode rxe_rping_reject.pcap: under each CM MAD's summary line, a line naming the message")
+    void cmMadsGetTheirMessageLine() {
+        Path file = TestCaptures.repoRoot().resolveSibling("shared").resolve("reference-pcaps").resolve("rxe_rping_reject.pcap");
+
+        TestCaptures.Run run = TestCaptures.run("decode", file.toString());
+
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(run.lines().subList(0, 4)).satisfiesExactly(
+                first -> assertThat(first).startsWith("1 0.000000000 192.168.77.3 → 192.168.77.2 UD Send Only QP=0x000001"),
+                req -> assertThat(req).isEqualTo("    CM REQ comm 0x9f51d3bd sid 0x000000000106270f qpn 0x000011"
+                        + " psn 0x01093c mtu 1024 pdata 56 B (rdma_cm 192.168.77.3:33725 → 192.168.77.2:9999)"),
+                second -> assertThat(second).startsWith("2 0.013691000 192.168.77.2 → 192.168.77.3 UD Send Only QP=0x000001"),
+                rej -> assertThat(rej).isEqualTo("    CM REJ reason 8 (invalid service ID) comm 0x00000000 remote 0x9f51d3bd"));
     }
 
     /** An independent look at the bytes: Ethernet (optionally 802.1Q), IPv4 or IPv6, UDP to 4791. */

@@ -5,6 +5,23 @@ import static java.util.Locale.ROOT;
 
 import java.net.Inet6Address;
 import java.net.InetAddress;
+import java.util.Optional;
+import org.roce4j.wire.mad.CmMad;
+import org.roce4j.wire.mad.CmMessage;
+import org.roce4j.wire.mad.CmaHeader;
+import org.roce4j.wire.mad.ConnectReject;
+import org.roce4j.wire.mad.ConnectReply;
+import org.roce4j.wire.mad.ConnectRequest;
+import org.roce4j.wire.mad.DecodedCmMad;
+import org.roce4j.wire.mad.DisconnectReply;
+import org.roce4j.wire.mad.DisconnectRequest;
+import org.roce4j.wire.mad.MadHeader;
+import org.roce4j.wire.mad.MessageReceiptAck;
+import org.roce4j.wire.mad.ReadyToUse;
+import org.roce4j.wire.mad.ServiceId;
+import org.roce4j.wire.mad.SidrReply;
+import org.roce4j.wire.mad.SidrRequest;
+import org.roce4j.wire.mad.SidrStatus;
 
 /**
  * RoCE frames as text, the one way roce4j writes them: {@code roce4j decode}'s lines and the
@@ -49,6 +66,64 @@ public final class FrameText {
             line.append(" payload=").append(packet.payloadLength());
         }
         return line.toString();
+    }
+
+    /**
+     * {@return the line that names the CM message a frame carries, or empty if it carries none}
+     * A CM MAD is the payload of a UD SEND Only to QP 1 (IBTA §13.5.1); decode prints this line
+     * under the frame's summary, e.g. {@code CM REQ comm 0x1234abcd sid 0x0000000106004e20 qpn
+     * 0x000011 psn 0x1a2b3c mtu 1024 pdata 56 B (rdma_cm 10.0.0.1:40001 → 10.0.0.2:20000)}. The
+     * private-data length is the message's field less rdma_cm's header where there is one (the wire
+     * carries no length).
+     *
+     * @param frame the decoded frame
+     */
+    public static Optional<String> cmLine(RoceFrame frame) {
+        RocePacket packet = frame.packet();
+        if (packet.opcode() != Opcode.UD_SEND_ONLY || packet.bth().destQp() != MadHeader.GSI_QPN) {
+            return Optional.empty();
+        }
+        byte[] payload = packet.payload();
+        if (CmMad.decode(payload, 0, payload.length) instanceof DecodedCmMad.Decoded decoded) {
+            return Optional.of("CM " + decoded.message().attribute() + " " + cmFields(decoded.message()));
+        }
+        return Optional.empty();
+    }
+
+    private static String cmFields(CmMessage message) {
+        return switch (message) {
+            case ConnectRequest m -> format(ROOT, "comm 0x%08x sid 0x%016x qpn 0x%06x psn 0x%06x mtu %d", m.localCommId(),
+                    m.serviceId(), m.localQpn(), m.startingPsn(), 128 << m.pathMtu())
+                    + privateData(m.privateData(), m.serviceId());
+            case ConnectReply m -> format(ROOT, "comm 0x%08x remote 0x%08x qpn 0x%06x psn 0x%06x", m.localCommId(),
+                    m.remoteCommId(), m.localQpn(), m.startingPsn());
+            case ConnectReject m -> "reason " + m.reason() + m.knownReason().map(r -> " (" + r.description() + ")").orElse("")
+                    + format(ROOT, " comm 0x%08x remote 0x%08x", m.localCommId(), m.remoteCommId());
+            case MessageReceiptAck m -> format(ROOT, "comm 0x%08x remote 0x%08x mraed %d timeout %d", m.localCommId(),
+                    m.remoteCommId(), m.messageMraed(), m.serviceTimeout());
+            case ReadyToUse m -> format(ROOT, "comm 0x%08x remote 0x%08x", m.localCommId(), m.remoteCommId());
+            case DisconnectRequest m -> format(ROOT, "comm 0x%08x remote 0x%08x qpn 0x%06x", m.localCommId(),
+                    m.remoteCommId(), m.remoteQpnEecn());
+            case DisconnectReply m -> format(ROOT, "comm 0x%08x remote 0x%08x", m.localCommId(), m.remoteCommId());
+            case SidrRequest m -> format(ROOT, "req 0x%08x sid 0x%016x", m.requestId(), m.serviceId())
+                    + privateData(m.privateData(), m.serviceId());
+            case SidrReply m -> "status " + m.status() + m.knownStatus().filter(st -> st != SidrStatus.SUCCESS)
+                    .map(st -> " (" + st.description() + ")").orElse("")
+                    + format(ROOT, " qpn 0x%06x qkey 0x%08x req 0x%08x", m.qpn(), m.qkey(), m.requestId());
+        };
+    }
+
+    /** The private data's length, and rdma_cm's addresses where its header leads the data (cma.c cma_format_hdr). */
+    private static String privateData(byte[] privateData, long serviceId) {
+        Optional<CmaHeader> header = ServiceId.isRdmaCm(serviceId) && ServiceId.portSpace(serviceId) != ServiceId.PS_IB
+                ? CmaHeader.decode(privateData, 0, privateData.length) : Optional.empty();
+        return header.map(h -> format(ROOT, " pdata %d B (rdma_cm %s → %s)", privateData.length - CmaHeader.LENGTH,
+                        endpoint(h.source(), h.sourcePort()), endpoint(h.destination(), ServiceId.port(serviceId))))
+                .orElse(format(ROOT, " pdata %d B", privateData.length));
+    }
+
+    private static String endpoint(InetAddress address, int port) {
+        return address instanceof Inet6Address ? "[" + address(address) + "]:" + port : address(address) + ":" + port;
     }
 
     /**

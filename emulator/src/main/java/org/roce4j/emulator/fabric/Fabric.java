@@ -216,6 +216,16 @@ public final class Fabric implements AutoCloseable {
     }
 
     /**
+     * Deterministic mode: one step, as {@link #step()}, unless the next thing pending is due after
+     * {@code endNanos} of virtual time: what a caller waiting with a deadline (a CM event channel) takes.
+     *
+     * @return false if nothing is pending up to {@code endNanos} (and as {@link #step()} otherwise)
+     */
+    public boolean stepUntil(long endNanos) {
+        return runSteps(1, endNanos, false) > 0;
+    }
+
+    /**
      * Deterministic mode: steps until nothing is pending.
      *
      * @return the number of steps taken (0 in threaded mode, after waking the event loop, and from

@@ -65,7 +65,7 @@ public final class FaultInjector implements FrameFilter {
         long reorder = 0;
         for (int i = 0; i < rules.length; i++) {
             FaultRule rule = rules[i];
-            if (!rule.where().matches(source, destination, opcode)) {
+            if (!rule.where().matches(source, destination, opcode, opcode != null ? packet : null)) {
                 continue;
             }
             matched[i]++;

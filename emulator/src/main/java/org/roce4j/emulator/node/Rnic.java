@@ -38,6 +38,7 @@ import org.roce4j.wire.MacAddress;
 import org.roce4j.wire.PacketInfo;
 import org.roce4j.wire.PacketWriter;
 import org.roce4j.wire.Transport;
+import org.roce4j.wire.mad.MadHeader;
 
 /**
  * One emulated RNIC: its port on the fabric, GID table, memory regions and queue pairs, and the
@@ -96,6 +97,8 @@ public final class Rnic implements Agent, FrameReceiver {
     private EmulatedQp[] qps = new EmulatedQp[8];
     private int liveQps;
     private int nextQpIndex;
+    /** The node's management agent on QP 1, or null: QP 1's packets are then dropped as to an unknown QP. */
+    private GsiReceiver gsi;
     private final ArrayDeque<EmulatedQp> runQueue = new ArrayDeque<>();
     private final List<EmulatedQp> timedQps = new ArrayList<>();
     /** QPs whose READ responses wait for room in the link's transmit queue. */
@@ -206,6 +209,19 @@ public final class Rnic implements Agent, FrameReceiver {
     }
 
     // ---- queue pairs ---------------------------------------------------------------------
+
+    /** Installs the node's agent on QP 1 (once, when the node is made). */
+    public void attachGsi(GsiReceiver receiver) {
+        if (gsi != null) {
+            throw new IllegalStateException(name + " has a QP 1 agent already");
+        }
+        gsi = receiver;
+    }
+
+    /** {@return the node's agent on QP 1, or null} */
+    public GsiReceiver gsi() {
+        return gsi;
+    }
 
     public int allocateQpn(EmulatedQp qp) {
         int maxQp = model.limits().maxQp();
@@ -355,6 +371,10 @@ public final class Rnic implements Agent, FrameReceiver {
     }
 
     private void deliver(PacketInfo packet, long nowNanos) {
+        if (packet.destQp() == MadHeader.GSI_QPN && gsi != null) {
+            gsi.receive(packet, nowNanos);
+            return;
+        }
         EmulatedQp qp = qp(packet.destQp());
         if (qp == null) {
             count(RnicCounter.DROPPED_UNKNOWN_QP);
@@ -458,6 +478,14 @@ public final class Rnic implements Agent, FrameReceiver {
             schedule(waitingForLinkRoom.get(i));
         }
         waitingForLinkRoom.clear();
+    }
+
+    /**
+     * {@return whether a frame to {@code gid} has somewhere to go: a node of the fabric owns it (the
+     * neighbour table, as ARP would answer), or — on a link — the host routes it}
+     */
+    public boolean canReach(Gid gid) {
+        return link != null || neighbors.lookup(gid) >= 0;
     }
 
     /** The MAC to send to for a path, resolving it on first use; broadcast when nobody has the GID. */

@@ -88,6 +88,12 @@ public final class EmulatedQp extends Resource implements Qp {
     public int maxRdAtomic;
     public int maxDestRdAtomic;
     public boolean enSqdAsyncNotify;
+    /**
+     * Run once, on the first valid request: IBTA's communication established (11.6.2, {@code
+     * IBV_EVENT_COMM_EST}), which the CM of a passive side that sent its REP and has no RTU yet
+     * takes as the RTU (cm.c {@code ib_cm_notify}). Null when nobody waits: one null check per request.
+     */
+    public Runnable firstRequestHook;
     AhAttr av;
     public NetworkPath path;
 
@@ -490,6 +496,11 @@ public final class EmulatedQp extends Resource implements Qp {
                 return;
             }
             rnic.count(RnicCounter.PACKETS_RECEIVED); // rxe_rcv: past the header checks (type, state, keys)
+            if (firstRequestHook != null) {
+                Runnable communicationEstablished = firstRequestHook;
+                firstRequestHook = null;
+                communicationEstablished.run();
+            }
             responder.onRequest(packet, nowNanos);
         } else {
             if (state != QpState.RTS && state != QpState.SQD) {

@@ -4,8 +4,9 @@ package org.roce4j.wire.mad;
  * A connection-management message (IBTA Vol. 1 §12.6 and §12.11), the class-specific data of a CM
  * MAD: one record per message, each with its field table as IBTA gives it (Linux's
  * {@code ibta_vol1_c12.h}). Numbers keep their wire width; a value wider than its field is refused
- * when the record is made. Private data shorter than the message's field is zero-padded on the
- * wire, and decoding always gives the whole field (the wire carries no length).
+ * when the record is made. Private data (and the REJ's ARI, the SIDR_REP's ClassPortInfo) shorter
+ * than its field is zero-padded when the record is made: the wire carries no length, a receiver
+ * always reads the whole field, and so a record equals what decoding its bytes gives.
  */
 public sealed interface CmMessage permits ConnectRequest, MessageReceiptAck, ConnectReject, ConnectReply,
         ReadyToUse, DisconnectRequest, DisconnectReply, SidrRequest, SidrReply {

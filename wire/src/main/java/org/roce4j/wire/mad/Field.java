@@ -44,11 +44,6 @@ record Field(int byteOffset, int bitOffset, int width) {
         return width / 8;
     }
 
-    /** {@return the byte after the field's last} */
-    int end() {
-        return byteOffset + (bitOffset + width + 7) / 8;
-    }
-
     long get(byte[] buf, int base) {
         int start = (base + byteOffset) * 8 + bitOffset;
         long value = 0;
@@ -109,14 +104,9 @@ record Field(int byteOffset, int bitOffset, int width) {
         }
     }
 
-    /** Rejects a value that does not fit a 32-bit field read as unsigned, e.g. a Q_Key. */
-    void checkInt(String name, int value) {
-        check(name, width >= Integer.SIZE ? 0 : value);
-    }
-
     /**
-     * {@return a copy of {@code value}, which must be at most the field's length} Shorter data is
-     * zero-padded on the wire; the receiver always reads the whole field.
+     * {@return {@code value} zero-padded to the field's length, which it must not exceed} The wire
+     * carries no length: the receiver always reads the whole field, so the record holds it whole.
      */
     byte[] checkBytes(String name, byte[] value) {
         if (value == null) {
@@ -125,6 +115,6 @@ record Field(int byteOffset, int bitOffset, int width) {
         if (value.length > length()) {
             throw new IllegalArgumentException(name + " is " + value.length + " bytes; the field holds " + length());
         }
-        return value.clone();
+        return Arrays.copyOf(value, length());
     }
 }

@@ -73,17 +73,20 @@ class CmMadRoundTripTest {
     }
 
     @Test
-    @DisplayName("Short private data is zero-padded on the wire and decodes as the whole field")
+    @DisplayName("Short private data is zero-padded to its field, as the receiver reads it, so the record equals its decoded form")
     void shortPrivateDataIsPadded() {
         byte[] buf = new byte[MadHeader.MAD_SIZE];
         Arrays.fill(buf, (byte) 0x77);
-        CmMad.encode(MadHeader.cm(9, CmAttribute.RTU), new ReadyToUse(1, 2, new byte[] {1, 2, 3}), buf, 0);
+        ReadyToUse sent = new ReadyToUse(1, 2, new byte[] {1, 2, 3});
+        CmMad.encode(MadHeader.cm(9, CmAttribute.RTU), sent, buf, 0);
         ReadyToUse rtu = (ReadyToUse) ((DecodedCmMad.Decoded) CmMad.decode(buf, 0, buf.length)).message();
         byte[] expected = new byte[ReadyToUse.PRIVATE_DATA_LENGTH];
         expected[0] = 1;
         expected[1] = 2;
         expected[2] = 3;
         assertThat(rtu.privateData()).isEqualTo(expected);
+        assertThat(sent.privateData()).isEqualTo(expected);
+        assertThat(rtu).isEqualTo(sent);
     }
 
     @Test

@@ -1,0 +1,256 @@
+package org.roce4j.ibverbs;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+
+import org.roce4j.cm.CmId;
+import org.roce4j.cm.ConnParam;
+import org.roce4j.cm.EventChannel;
+import org.roce4j.cm.PortSpace;
+import org.roce4j.verbs.Context;
+import org.roce4j.verbs.Errno;
+import org.roce4j.verbs.Pd;
+import org.roce4j.verbs.Qp;
+import org.roce4j.verbs.QpInitAttr;
+import org.roce4j.verbs.VerbsException;
+
+/**
+ * {@code struct rdma_cm_id *}. Every call is librdmacm's, and its errno is the exception's: the
+ * library and the kernel decide what is valid (EINVAL in the wrong state, EADDRINUSE, …). What is
+ * checked here is only what C could not even express (another backend's objects, more than a
+ * {@code uint8_t} of private data) and what would make librdmacm wait forever: destroying or
+ * migrating an id with unacknowledged events (its children) is EBUSY, where {@code rdma_destroy_id}
+ * and {@code rdma_migrate_id} block until they are acknowledged (cma.c).
+ */
+@SuppressWarnings("restricted")   // this is the module that calls native code (FFM)
+final class IbvCmId extends Resource implements CmId {
+    private static final long VERBS = Layouts.offset(RdmacmLayouts.RDMA_CM_ID, "verbs");
+    private static final long QP = Layouts.offset(RdmacmLayouts.RDMA_CM_ID, "qp");
+    private static final long PORT_NUM = Layouts.offset(RdmacmLayouts.RDMA_CM_ID, "port_num");
+    private static final long SRC = Layouts.offset(RdmacmLayouts.RDMA_CM_ID, "route.addr.src_storage");
+    private static final long DST = Layouts.offset(RdmacmLayouts.RDMA_CM_ID, "route.addr.dst_storage");
+
+    private final CmRuntime runtime;
+    final MemorySegment id;
+    private final PortSpace space;
+    private final Object context;
+    private volatile IbvEventChannel channel;
+    private volatile IbvQp qp;
+
+    IbvCmId(CmRuntime runtime, IbvEventChannel channel, MemorySegment id, PortSpace space, Object context) {
+        this.runtime = runtime;
+        this.channel = channel;
+        this.id = id;
+        this.space = space;
+        this.context = context;
+    }
+
+    @Override
+    String kind() {
+        return "CM id";
+    }
+
+    @Override
+    public EventChannel channel() {
+        return channel;
+    }
+
+    @Override
+    public PortSpace portSpace() {
+        return space;
+    }
+
+    @Override
+    public Object context() {
+        return context;
+    }
+
+    @Override
+    public void bindAddr(InetSocketAddress address) {
+        Objects.requireNonNull(address, "address");
+        call("rdma_bind_addr", arena -> LibIbverbs.status("rdma_bind_addr", runtime.cm.bindAddr, id,
+                RdmacmStructs.sockaddr(arena, address)));
+    }
+
+    @Override
+    public void resolveAddr(InetSocketAddress source, InetSocketAddress destination, Duration timeout) {
+        Objects.requireNonNull(destination, "destination");
+        call("rdma_resolve_addr", arena -> LibIbverbs.status("rdma_resolve_addr", runtime.cm.resolveAddr, id,
+                RdmacmStructs.sockaddr(arena, source), RdmacmStructs.sockaddr(arena, destination), millis(timeout)));
+    }
+
+    @Override
+    public void resolveRoute(Duration timeout) {
+        call("rdma_resolve_route", arena -> LibIbverbs.status("rdma_resolve_route", runtime.cm.resolveRoute, id,
+                millis(timeout)));
+    }
+
+    @Override
+    public void listen(int backlog) {
+        call("rdma_listen", arena -> LibIbverbs.status("rdma_listen", runtime.cm.listen, id, backlog));
+    }
+
+    /** librdmacm takes an {@code int timeout_ms}. */
+    private static int millis(Duration timeout) {
+        return (int) Math.clamp(Objects.requireNonNull(timeout, "timeout").toMillis(), 0, Integer.MAX_VALUE);
+    }
+
+    /**
+     * {@code rdma_create_qp} with the PD's pointer: librdmacm creates the QP and moves it to INIT (RTS
+     * for UD); it is wrapped like any other {@link IbvQp}, and closing it is {@code rdma_destroy_qp}.
+     */
+    @Override
+    public Qp createQp(Pd pd, QpInitAttr attr) {
+        Objects.requireNonNull(pd, "pd");
+        Objects.requireNonNull(attr, "attr");
+        checkOpen("rdma_create_qp");
+        if (!(pd instanceof IbvPd ours)) {
+            throw new VerbsException(Errno.EINVAL, "rdma_create_qp: the PD belongs to another provider");
+        }
+        IbvQp created = ours.createQp(attr, "rdma_create_qp", init -> {
+            LibIbverbs.status("rdma_create_qp", runtime.cm.createQp, id, ours.pd, init);
+            return id.get(ADDRESS, QP);
+        }, this::destroyNativeQp);
+        qp = created;
+        return created;
+    }
+
+    /**
+     * {@code rdma_destroy_qp} while the id lives; once it is destroyed, its QP is destroyed as
+     * rdma_destroy_qp would have: {@code ibv_destroy_qp} (the id's memory is freed by then).
+     */
+    private synchronized void destroyNativeQp(MemorySegment nativeQp) {
+        if (isClosed()) {
+            LibIbverbs.status("ibv_destroy_qp", runtime.verbs.destroyQp, nativeQp);
+        } else {
+            LibIbverbs.call(runtime.cm.destroyQp, id);
+        }
+    }
+
+    @Override
+    public void destroyQp() {
+        IbvQp current = qp;
+        if (current != null) {
+            current.close();
+            qp = null;
+        }
+    }
+
+    @Override
+    public Optional<Qp> qp() {
+        IbvQp current = qp;
+        return current == null || current.isClosed() ? Optional.empty() : Optional.of(current);
+    }
+
+    @Override
+    public void connect(ConnParam param) {
+        call("rdma_connect", arena -> LibIbverbs.status("rdma_connect", runtime.cm.connect, id,
+                RdmacmStructs.connParam(arena, param)));
+    }
+
+    @Override
+    public void accept(ConnParam param) {
+        call("rdma_accept", arena -> LibIbverbs.status("rdma_accept", runtime.cm.accept, id,
+                RdmacmStructs.connParam(arena, param)));
+    }
+
+    @Override
+    public void reject(byte[] privateData) {
+        int length = privateData == null ? 0 : privateData.length;
+        if (length > ConnParam.MAX_PRIVATE_DATA) {   // private_data_len is a uint8_t
+            throw new VerbsException(Errno.EINVAL, "rdma_reject: " + length + " bytes of private data do not fit in a uint8_t length");
+        }
+        call("rdma_reject", arena -> LibIbverbs.status("rdma_reject", runtime.cm.reject, id,
+                length == 0 ? MemorySegment.NULL : arena.allocateFrom(JAVA_BYTE, privateData), (byte) length));
+    }
+
+    @Override
+    public void disconnect() {
+        call("rdma_disconnect", arena -> LibIbverbs.status("rdma_disconnect", runtime.cm.disconnect, id));
+    }
+
+    @Override
+    public synchronized void migrate(EventChannel to) {
+        Objects.requireNonNull(to, "channel");
+        checkOpen("rdma_migrate_id");
+        if (!(to instanceof IbvEventChannel target)) {
+            throw new VerbsException(Errno.EINVAL, "rdma_migrate_id: the channel belongs to another provider");
+        }
+        target.checkOpen("rdma_migrate_id");
+        if (children() > 0) {   // rdma_migrate_id waits until the old channel's events of the id are acknowledged
+            throw new VerbsException(Errno.EBUSY, "rdma_migrate_id: " + children() + " events of the id are not acknowledged");
+        }
+        LibIbverbs.status("rdma_migrate_id", runtime.cm.migrateId, id, target.channel);
+        channel.removeChild();
+        target.addChild();
+        channel = target;
+    }
+
+    /** {@code rdma_get_local_addr} (inline: {@code &id->route.addr.src_addr}) with {@code rdma_get_src_port}; null while unbound. */
+    @Override
+    public InetSocketAddress localAddress() {
+        checkOpen("rdma_get_local_addr");
+        return withPort(RdmacmStructs.inetSocketAddress(id.asSlice(SRC, RdmacmLayouts.SOCKADDR_STORAGE)),
+                (short) LibIbverbs.call(runtime.cm.getSrcPort, id));
+    }
+
+    /** {@code rdma_get_peer_addr} with {@code rdma_get_dst_port}; null before resolution. */
+    @Override
+    public InetSocketAddress peerAddress() {
+        checkOpen("rdma_get_peer_addr");
+        return withPort(RdmacmStructs.inetSocketAddress(id.asSlice(DST, RdmacmLayouts.SOCKADDR_STORAGE)),
+                (short) LibIbverbs.call(runtime.cm.getDstPort, id));
+    }
+
+    /** The port as librdmacm reads it (a {@code __be16}). */
+    private static InetSocketAddress withPort(InetSocketAddress address, short bigEndianPort) {
+        return address == null ? null
+                : new InetSocketAddress(address.getAddress(), Short.toUnsignedInt(Short.reverseBytes(bigEndianPort)));
+    }
+
+    @Override
+    public Optional<Context> verbs() {
+        checkOpen("rdma_cm_id.verbs");
+        MemorySegment verbs = id.get(ADDRESS, VERBS);
+        return verbs.equals(MemorySegment.NULL) ? Optional.empty() : Optional.of(runtime.context(verbs));
+    }
+
+    @Override
+    public int portNum() {
+        checkOpen("rdma_cm_id.port_num");
+        return Byte.toUnsignedInt(id.get(JAVA_BYTE, PORT_NUM));
+    }
+
+    /** {@code rdma_destroy_id}; EBUSY while its events are unacknowledged (librdmacm would wait for them forever). */
+    @Override
+    public synchronized void close() {
+        closeOnce("rdma_destroy_id", "events not acknowledged", () -> {
+            LibIbverbs.status("rdma_destroy_id", runtime.cm.destroyId, id);
+            runtime.ids.remove(id.address());
+            channel.removeChild();
+        });
+    }
+
+    private interface NativeCall {
+        void run(Arena arena);
+    }
+
+    private void call(String verb, NativeCall call) {
+        checkOpen(verb);
+        try (Arena arena = Arena.ofConfined()) {
+            call.run(arena);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "IbvCmId[" + space + " 0x" + Long.toHexString(id.address()) + "]";
+    }
+}
