@@ -15,12 +15,10 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -29,7 +27,6 @@ import org.roce4j.cm.ConnectionManager;
 import org.roce4j.emulator.EmulatedCm;
 import org.roce4j.emulator.SoftRnic;
 import org.roce4j.emulator.fabric.Fabric;
-import org.roce4j.emulator.fabric.FrameFilter;
 import org.roce4j.verbs.Device;
 import org.roce4j.wire.MacAddress;
 import org.roce4j.wire.mad.CmMad;
@@ -82,22 +79,13 @@ class PerftestRdmaCmTest {
         devices = List.of(serverNode.device(), clientNode.device());
         serverCm = EmulatedCm.of(serverNode);
         clientCm = EmulatedCm.of(clientNode);
-        threads = Executors.newCachedThreadPool(r -> {
-            Thread thread = new Thread(r, "perftest-R");
-            thread.setDaemon(true);
-            return thread;
-        });
+        threads = DaemonThreads.named("perftest-R");
     }
 
     @AfterAll
     static void close() {
         threads.shutdownNow();
         fabric.close();
-    }
-
-    @AfterEach
-    void noFilter() {
-        fabric.filter(FrameFilter.PASS_ALL);
     }
 
     @ParameterizedTest
@@ -153,6 +141,9 @@ class PerftestRdmaCmTest {
         assertThat(requests.get(1).responderResources() > 0).isEqualTo(reads);
         assertThat(requests.get(1).initiatorDepth()).isEqualTo(requests.get(1).responderResources());
         assertThat(requests.get(1).localQpn()).isEqualTo(record.qpn());
+        // Every id destroyed on both hosts: no port stays bound (connections may still be in timewait).
+        assertThat(serverCm.footprint().boundPorts()).as("server ports").isZero();
+        assertThat(clientCm.footprint().boundPorts()).as("client ports").isZero();
         // Every exchange is symmetric: the server answers each part with one of the same size.
         assertThat(fromServer).extracting(part -> part.length)
                 .containsExactlyElementsOf(fromClient.stream().map(part -> part.length).toList());
@@ -180,7 +171,7 @@ class PerftestRdmaCmTest {
         return new Result(exit, out.toString(), err.toString());
     }
 
-    /** Keeps the payload of every RC SEND Only on the fabric, delivering all unchanged. */
+    /** Keeps the payload of every RC SEND Only and every REQ on the fabric (this test's own), delivering all unchanged. */
     private void watch() {
         sends.clear();
         requests.clear();
