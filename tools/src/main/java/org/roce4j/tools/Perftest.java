@@ -5,6 +5,7 @@ import java.lang.foreign.Arena;
 import java.util.function.IntConsumer;
 import java.util.random.RandomGenerator;
 
+import org.roce4j.cm.ConnectionManager;
 import org.roce4j.verbs.Context;
 import org.roce4j.verbs.DeviceAttr;
 import org.roce4j.verbs.Mtu;
@@ -84,10 +85,11 @@ final class Perftest {
     /**
      * A run's parameters. {@code size} is the message size of a single-size run; {@code allSizes}
      * ({@code -a}) runs 2, 4, ... 2^23 instead. {@code duration} is {@code -D} in seconds, 0 for a run of
-     * {@code iters} iterations. {@code mtu} null means the port's active MTU.
+     * {@code iters} iterations. {@code mtu} null means the port's active MTU. {@code rdmaCm} is {@code -R}:
+     * rdma_cm connects the QPs and carries the exchange ({@link PerftestCmLink}, {@link PerftestCmConnection}).
      */
     record Options(Test test, String host, int port, String ibDev, int ibPort, int gidIndex, long size, boolean allSizes,
-                   int iters, int duration, Mtu mtu, int txDepth, int qps, Atomic atomic) {
+                   int iters, int duration, Mtu mtu, int txDepth, int qps, Atomic atomic, boolean rdmaCm) {
         static final int ALL_SIZES_LOG2 = 23;
 
         long maxSize() {
@@ -118,10 +120,12 @@ final class Perftest {
     private final DeviceSelector devices;
     private final IntConsumer listening;
     private final RandomGenerator random;
+    private final ConnectionManager cm;
     private final VerbsSteps steps = new VerbsSteps();
 
     Perftest(Options options, PrintWriter out, PrintWriter err, DeviceSelector devices, IntConsumer listening,
-             RandomGenerator random) {
+             RandomGenerator random, ConnectionManager cm) {
+        this.cm = cm;
         this.options = options;
         this.out = out;
         this.err = err;
@@ -172,18 +176,28 @@ final class Perftest {
                         + "************************************");
                 out.flush();
             }
-            try (PerftestHandshake comm = client()
-                    ? PerftestHandshake.connect(options.host(), options.port())
-                    : PerftestHandshake.accept(options.port(), listening)) {
+            try (PerftestHandshake comm = openExchange(arena)) {
                 comm.exchangeVersion(PerftestHandshake.VERSION);
                 comm.exchangeMax(PerftestResources.CYCLE_BUFFER);
                 comm.exchangeMax(CACHE_LINE);
                 mtu = comm.exchangeMtu(mtu);
                 // out_reads: the device's max_qp_rd_atom for READ and atomics (perftest's default -o), else 1.
                 int outReads = test().verb() == Verb.READ || test().verb() == Verb.ATOMIC ? device.maxQpRdAtom() : 1;
-                PerftestResources res = PerftestResources.create(context, arena, steps, options, sendDepth(),
-                        test().verb() == Verb.SEND ? PerftestTraffic.recvDepth(options) : 1);
-                PerftestAddress[] mine = res.addresses(context, options, outReads, random);
+                int recvDepth = test().verb() == Verb.SEND ? PerftestTraffic.recvDepth(options) : 1;
+                PerftestCmConnection cmQps = null;
+                Context qpContext = context;
+                PerftestResources res;
+                if (options.rdmaCm()) {
+                    cmQps = connectWithRdmaCm(comm);
+                    qpContext = cmQps.context();
+                    res = PerftestResources.create(qpContext, arena, steps, options, sendDepth(), recvDepth, cmQps.qps(steps));
+                    cmQps.establish(options, outReads);
+                    // create_rdma_cm_connection's second sync: both sides connected.
+                    comm.syncBeforeSetUp();
+                } else {
+                    res = PerftestResources.create(context, arena, steps, options, sendDepth(), recvDepth);
+                }
+                PerftestAddress[] mine = res.addresses(qpContext, options, outReads, random);
                 printInfo(selection, mtu, outReads);
                 if (test().latency()) {
                     comm.handShake(mine[0]);
@@ -196,7 +210,9 @@ final class Perftest {
                 describe(remote, "remote");
                 out.println(PerftestReport.RESULT_LINE);
                 out.flush();
-                res.connect(mine, remote, mtu, options, device.maxQpInitRdAtom());
+                if (cmQps == null) {
+                    res.connect(mine, remote, mtu, options, device.maxQpInitRdAtom());
+                }
                 PerftestTraffic traffic = new PerftestTraffic(res, options);
                 // After the connect: each QP's record again, then one more (not send_lat, which syncs per size).
                 for (PerftestAddress address : mine) {
@@ -212,11 +228,38 @@ final class Perftest {
                 }
                 out.println(PerftestDataCheck.note(options));
                 out.flush();
+                if (cmQps != null) {
+                    cmQps.disconnect();
+                }
                 return 0;
             }
         } finally {
             tearDown();
         }
+    }
+
+    /** perftest's {@code establish_connection}: a TCP socket, or with {@code -R} an rdma_cm QP. */
+    private PerftestHandshake openExchange(Arena arena) throws PingpongFailure {
+        if (options.rdmaCm()) {
+            return client() ? PerftestCmLink.connect(cm, options.host(), options.port(), options.gidIndex(), arena)
+                    : PerftestCmLink.accept(cm, options.port(), listening, options.gidIndex(), arena);
+        }
+        return client() ? PerftestHandshake.connect(options.host(), options.port())
+                : PerftestHandshake.accept(options.port(), listening);
+    }
+
+    /**
+     * {@code create_rdma_cm_connection} up to the QPs: a sync record of zeros, then the client's ids
+     * resolved or the server's CONNECT_REQUESTs taken. Our server listens before it answers the sync
+     * (perftest listens after): nothing shows on the wire, and our client's REQ cannot find the port
+     * closed, which perftest's client covers by trying the whole connection again up to ten times.
+     */
+    private PerftestCmConnection connectWithRdmaCm(PerftestHandshake comm) throws PingpongFailure {
+        if (client()) {
+            comm.syncBeforeSetUp();
+            return PerftestCmConnection.resolve(cm, options, steps);
+        }
+        return PerftestCmConnection.listen(cm, options, steps, () -> comm.syncBeforeSetUp());
     }
 
     private int sendDepth() {
@@ -411,8 +454,15 @@ final class Perftest {
         } else {
             out.println(" Max inline data : 0[B]");
         }
-        out.println(" rdma_cm QPs\t : OFF");
-        out.println(" Data ex. method : Ethernet");
+        out.println(" rdma_cm QPs\t : " + (options.rdmaCm() ? "ON" : "OFF"));
+        if (options.rdmaCm() && !client()) {
+            out.println(" Data ex. method : rdma_cm");
+            out.println(PerftestReport.RESULT_LINE);
+            out.println(" Waiting for client rdma_cm QP to connect");
+            out.println(" Please run the same command with the IB/RoCE interface IP");
+        } else {
+            out.println(" Data ex. method : " + (options.rdmaCm() ? "rdma_cm" : "Ethernet"));
+        }
         out.println(PerftestReport.RESULT_LINE);
         out.flush();
     }

@@ -2,6 +2,7 @@ package org.roce4j.tools;
 
 import static java.nio.charset.StandardCharsets.US_ASCII;
 
+import java.nio.ByteBuffer;
 import java.util.Locale;
 
 import org.roce4j.verbs.Gid;
@@ -15,6 +16,10 @@ import org.roce4j.verbs.Gid;
  */
 record PerftestAddress(int lid, int outReads, int qpn, int psn, int rkey, long vaddr, Gid gid, int srqn) {
     static final int LENGTH = 108;
+    /** {@code sizeof(struct pingpong_dest)}: what {@code -R} sends instead of the text (below). */
+    static final int RDMA_CM_LENGTH = 56;
+    /** The record of {@code create_rdma_cm_connection}'s two syncs: {@code my_dest} still all zeros. */
+    static final PerftestAddress EMPTY = new PerftestAddress(0, 0, 0, 0, 0, 0, Gid.of(new byte[16]), 0);
 
     /** {@return the 108 bytes of the record, NUL included} */
     byte[] encode() {
@@ -61,6 +66,45 @@ record PerftestAddress(int lid, int outReads, int qpn, int psn, int rkey, long v
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("not a perftest address record: \"" + text + "\"", e);
         }
+    }
+
+    /**
+     * The record as {@code -R} sends it over the rdma_cm QP ({@code rdma_write_keys}): {@code struct
+     * pingpong_dest} itself with each integer big-endian (htobe32/htobe64) — lid, out_reads, qpn, psn,
+     * rkey, 4 bytes of struct padding (0 here; perftest sends whatever its stack held), vaddr, the 16
+     * GID bytes, srqn, gid_index — 56 bytes. In
+     * {@code reference-pcaps/rxe_rping_cm.pcap} the client's is {@code 00000000 00000001 00000013
+     * 0034a2a2 0000071f 00000000 00005607a5daf000 00000000000000000000ffffc0a84d03 00000000 00000001}.
+     */
+    byte[] encodeForRdmaCm(int gidIndex) {
+        ByteBuffer record = ByteBuffer.allocate(RDMA_CM_LENGTH);
+        record.putInt(lid).putInt(outReads).putInt(qpn).putInt(psn).putInt(rkey).putInt(0).putLong(vaddr)
+                .put(gid.raw()).putInt(srqn).putInt(gidIndex);
+        return record.array();
+    }
+
+    /**
+     * Reads a record {@link #encodeForRdmaCm} wrote, as {@code rdma_read_keys} does: it takes lid,
+     * out_reads, qpn, psn, rkey, vaddr and the GID, and leaves srqn (and gid_index) as they were, 0.
+     *
+     * @throws IllegalArgumentException when fewer than 56 bytes arrived
+     */
+    static PerftestAddress decodeFromRdmaCm(byte[] record) {
+        if (record.length < RDMA_CM_LENGTH) {
+            throw new IllegalArgumentException("a perftest rdma_cm record is " + RDMA_CM_LENGTH + " bytes, not "
+                    + record.length);
+        }
+        ByteBuffer in = ByteBuffer.wrap(record);
+        int lid = in.getInt();
+        int outReads = in.getInt();
+        int qpn = in.getInt();
+        int psn = in.getInt();
+        int rkey = in.getInt();
+        in.getInt();
+        long vaddr = in.getLong();
+        byte[] gid = new byte[16];
+        in.get(gid);
+        return new PerftestAddress(lid, outReads, qpn, psn, rkey, vaddr, Gid.of(gid), 0);
     }
 
     /** C's {@code %#0Nx}: zero-padded to N including the "0x", which a 0 does not get. */

@@ -4,6 +4,7 @@ import java.security.SecureRandom;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 
+import org.roce4j.cm.RdmaCm;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -48,6 +49,10 @@ abstract class PerftestCommand extends PeerCommand implements Callable<Integer> 
     @Option(names = {"-D", "--duration"}, paramLabel = "SECONDS", converter = PingpongCommand.CNumber.class,
             description = "run for SECONDS instead of a number of iterations, measuring all but a margin at each end")
     Integer duration;
+
+    @Option(names = {"-R", "--rdma_cm"}, description = "connect the QPs with rdma_cm and exchange data over an rdma_cm QP "
+            + "(no TCP; both sides)")
+    boolean rdmaCm;
 
     @Option(names = {"-F", "--CPU-freq"}, description = "do not warn about CPU frequency scaling (roce4j never does)")
     boolean cpuFreq;
@@ -111,9 +116,10 @@ abstract class PerftestCommand extends PeerCommand implements Callable<Integer> 
             throw usage("-t must be 1 or more");
         }
         Perftest.Options options = new Perftest.Options(test(), host, port, ibDev, ibPort, gidIndex, messageSize, allSizes,
-                iterations, duration == null ? 0 : duration, mtuBytes == null ? null : PingpongCommand.parseMtu(spec, mtuBytes), txDepth, qps, atomic());
+                iterations, duration == null ? 0 : duration, mtuBytes == null ? null : PingpongCommand.parseMtu(spec, mtuBytes), txDepth, qps, atomic(),
+                rdmaCm);
         return new Perftest(options, spec.commandLine().getOut(), spec.commandLine().getErr(), environment.devices(),
-                environment.listening(), new SecureRandom()).run();
+                environment.listening(), new SecureRandom(), RdmaCm.connectionManager()).run();
     }
 
     private ParameterException usage(String message) {

@@ -17,24 +17,28 @@ import java.util.function.IntConsumer;
 import org.roce4j.verbs.Mtu;
 
 /**
- * perftest 6.06's out-of-band exchange over TCP (its {@code perftest_communication.c} as Debian
- * ships it; {@code reference-pcaps/rxe_write_bw.pcap} and {@code rxe_write_lat.pcap} are the
- * authority). Every exchange is symmetric: the client writes its part then reads the peer's, the
- * server reads first then writes; each read must return exactly the size of the part. The pieces,
- * in the order the tools use them:
+ * perftest 6.06's out-of-band exchange (its {@code perftest_communication.c} as Debian ships it;
+ * {@code reference-pcaps/rxe_write_bw.pcap} and {@code rxe_write_lat.pcap} are the authority for TCP,
+ * {@code rxe_rping_cm.pcap} for {@code -R}). Every exchange is symmetric: the client writes its part
+ * then reads the peer's, the server reads first then writes; each read must return exactly the size
+ * of the part. The pieces, in the order the tools use them:
  * <ol>
  *   <li>{@link #exchangeVersion}: 16 bytes, the version string NUL-padded ("6.06");</li>
  *   <li>{@link #exchangeMax} twice: a 4-byte big-endian int (cycle buffer, then cache line size),
  *       each side keeping the larger;</li>
  *   <li>{@link #exchangeMtu}: 2 bytes, the {@code ibv_mtu} enum as a decimal string and NUL;</li>
- *   <li>{@link #handShake}: one 108-byte {@link PerftestAddress} record each way, as often as the
- *       tool's script says;</li>
+ *   <li>{@link #handShake}: one {@link PerftestAddress} record each way, as often as the tool's
+ *       script says — 108 bytes of text over TCP, 56 bytes of {@code struct pingpong_dest} with
+ *       {@code -R};</li>
  *   <li>{@link #exchangeBwReport} (bandwidth tools): size, iterations (8-byte big-endian integers),
  *       peak bandwidth, average bandwidth, message rate (big-endian doubles), each field a separate
  *       exchange;</li>
- *   <li>{@link #closeConnection}: a last record exchange, then each side writes "done\0" and closes
- *       without reading the peer's.</li>
+ *   <li>{@link #closeConnection}: a last record exchange, then over TCP each side writes "done\0"
+ *       and closes without reading the peer's.</li>
  * </ol>
+ * The parts travel over a {@link Link}: perftest's TCP socket, or with {@code -R} SENDs on an RC QP
+ * that rdma_cm connected ({@link PerftestCmLink}); the bytes of each part are the same on both but
+ * the record's.
  */
 final class PerftestHandshake implements Closeable {
     static final int DEFAULT_PORT = 18515;
@@ -47,16 +51,27 @@ final class PerftestHandshake implements Closeable {
         static final BwReport NONE = new BwReport(0, 0, 0, 0, 0);
     }
 
-    private final Socket socket;
-    private final boolean client;
-    private final InputStream input;
-    private final OutputStream output;
+    /** What carries the parts: a byte stream or a message channel, read exactly {@code length} at a time. */
+    interface Link {
+        void write(byte[] part) throws PingpongFailure;
 
-    private PerftestHandshake(Socket socket, boolean client) throws IOException {
-        this.socket = socket;
+        byte[] read(int length) throws PingpongFailure;
+
+        /** {@code -R}: records travel as {@code struct pingpong_dest}, and no "done" ends the talk. */
+        boolean rdmaCm();
+
+        void close();
+    }
+
+    private final Link link;
+    private final boolean client;
+    /** The GID index our rdma_cm records carry (perftest's {@code gid_index}; nothing reads it). */
+    private final int gidIndex;
+
+    PerftestHandshake(Link link, boolean client, int gidIndex) {
+        this.link = link;
         this.client = client;
-        this.input = socket.getInputStream();
-        this.output = socket.getOutputStream();
+        this.gidIndex = gidIndex;
     }
 
     /** The client's side: connect to {@code host:port} (each address of the name in turn). */
@@ -71,7 +86,7 @@ final class PerftestHandshake implements Closeable {
             Socket socket = new Socket();
             try {
                 socket.connect(new InetSocketAddress(address, port));
-                return new PerftestHandshake(socket, true);
+                return new PerftestHandshake(new TcpLink(socket), true, 0);
             } catch (IOException e) {
                 try {
                     socket.close();
@@ -93,9 +108,61 @@ final class PerftestHandshake implements Closeable {
                 throw new PingpongFailure("Couldn't listen to port " + port);
             }
             listening.accept(listener.getLocalPort());
-            return new PerftestHandshake(listener.accept(), false);
+            return new PerftestHandshake(new TcpLink(listener.accept()), false, 0);
         } catch (IOException e) {
             throw new PingpongFailure("Couldn't accept a connection on port " + port, e);
+        }
+    }
+
+    /** perftest's socket: parts are written and read as they are. */
+    private static final class TcpLink implements Link {
+        private final Socket socket;
+        private final InputStream input;
+        private final OutputStream output;
+
+        TcpLink(Socket socket) throws IOException {
+            this.socket = socket;
+            this.input = socket.getInputStream();
+            this.output = socket.getOutputStream();
+        }
+
+        @Override
+        public void write(byte[] part) throws PingpongFailure {
+            try {
+                output.write(part);
+                output.flush();
+            } catch (IOException e) {
+                throw new PingpongFailure(" Failed to exchange data between server and clients", e);
+            }
+        }
+
+        @Override
+        public byte[] read(int length) throws PingpongFailure {
+            byte[] part;
+            try {
+                part = input.readNBytes(length);
+            } catch (IOException e) {
+                throw new PingpongFailure(" Failed to exchange data between server and clients", e);
+            }
+            if (part.length != length) {
+                throw new PingpongFailure(" Failed to exchange data between server and clients (read " + part.length
+                        + " of " + length + " bytes)");
+            }
+            return part;
+        }
+
+        @Override
+        public boolean rdmaCm() {
+            return false;
+        }
+
+        @Override
+        public void close() {
+            try {
+                socket.close();
+            } catch (IOException ignored) {
+                // closing is all that is left
+            }
         }
     }
 
@@ -105,28 +172,13 @@ final class PerftestHandshake implements Closeable {
 
     /** One symmetric exchange of equal-sized parts; returns the peer's part. */
     byte[] exchange(byte[] mine) throws PingpongFailure {
-        try {
-            if (client) {
-                output.write(mine);
-                output.flush();
-                return read(mine.length);
-            }
-            byte[] theirs = read(mine.length);
-            output.write(mine);
-            output.flush();
-            return theirs;
-        } catch (IOException e) {
-            throw new PingpongFailure(" Failed to exchange data between server and clients", e);
+        if (client) {
+            link.write(mine);
+            return link.read(mine.length);
         }
-    }
-
-    private byte[] read(int length) throws IOException, PingpongFailure {
-        byte[] part = input.readNBytes(length);
-        if (part.length != length) {
-            throw new PingpongFailure(" Failed to exchange data between server and clients (read " + part.length
-                    + " of " + length + " bytes)");
-        }
-        return part;
+        byte[] theirs = link.read(mine.length);
+        link.write(mine);
+        return theirs;
     }
 
     /** The version strings; a peer older than 5.70 is refused, as perftest refuses it. */
@@ -192,14 +244,25 @@ final class PerftestHandshake implements Closeable {
         return value < mine.value() ? Mtu.of(value) : mine;
     }
 
-    /** One 108-byte address record each way. */
+    /** One address record each way: 108 bytes of text, or with {@code -R} 56 of {@code struct pingpong_dest}. */
     PerftestAddress handShake(PerftestAddress mine) throws PingpongFailure {
-        byte[] theirs = exchange(mine.encode());
         try {
-            return PerftestAddress.decode(theirs);
+            if (link.rdmaCm()) {
+                return PerftestAddress.decodeFromRdmaCm(exchange(mine.encodeForRdmaCm(gidIndex)));
+            }
+            return PerftestAddress.decode(exchange(mine.encode()));
         } catch (IllegalArgumentException e) {
             throw new PingpongFailure("Couldn't parse remote address: " + e.getMessage());
         }
+    }
+
+    /**
+     * {@code create_rdma_cm_connection}'s sync ({@code -R}, before and after the rdma_cm connect): a
+     * record exchange while {@code my_dest} is still as {@code memset} left it, every field 0, the GID
+     * index too ({@code rxe_rping_cm.pcap} frames 85, 87, 92, 94).
+     */
+    void syncBeforeSetUp() throws PingpongFailure {
+        exchange(PerftestAddress.EMPTY.encodeForRdmaCm(0));
     }
 
     /** The bandwidth report, field by field. */
@@ -216,23 +279,19 @@ final class PerftestHandshake implements Closeable {
         return ByteBuffer.wrap(exchange(ByteBuffer.allocate(8).putLong(mine).array())).getLong();
     }
 
-    /** {@code ctx_close_connection}: a last record exchange, then "done\0" written (not read) and close. */
+    /**
+     * {@code ctx_close_connection}: a last record exchange, then over TCP "done\0" written (not read);
+     * with {@code -R} nothing more ({@code !use_rdma_cm && !work_rdma_cm} guards the write).
+     */
     void closeConnection(PerftestAddress mine) throws PingpongFailure {
         handShake(mine);
-        try {
-            output.write(DONE);
-            output.flush();
-        } catch (IOException e) {
-            throw new PingpongFailure("Couldn't write \"done\" to the peer", e);
+        if (!link.rdmaCm()) {
+            link.write(DONE);
         }
     }
 
     @Override
     public void close() {
-        try {
-            socket.close();
-        } catch (IOException ignored) {
-            // closing is all that is left
-        }
+        link.close();
     }
 }

@@ -54,9 +54,25 @@ final class PerftestResources {
         this.client = client;
     }
 
+    /** How the run's QPs come to be: on the PD and moved to INIT here, or by rdma_cm ({@code -R}). */
+    @FunctionalInterface
+    interface QpMaker {
+        Qp make(int index, Pd pd, QpInitAttr attr) throws PingpongFailure;
+    }
+
     /** Creates everything and moves the QPs to INIT; every resource is registered with {@code steps}. */
     static PerftestResources create(Context context, Arena arena, VerbsSteps steps, Perftest.Options options,
                                     int sendDepth, int recvDepth) throws PingpongFailure {
+        return create(context, arena, steps, options, sendDepth, recvDepth, (i, pd, attr) -> {
+            Qp qp = steps.open("Couldn't create QP", () -> pd.createQp(attr));
+            act("Failed to modify QP " + i + " to INIT", () -> bringUp(options).init(qp));
+            return qp;
+        });
+    }
+
+    /** {@link #create}, the QPs made by {@code qps} (already in INIT). */
+    static PerftestResources create(Context context, Arena arena, VerbsSteps steps, Perftest.Options options,
+                                    int sendDepth, int recvDepth, QpMaker qpMaker) throws PingpongFailure {
         int count = options.qps();
         long largest = Math.max(options.maxSize(), 1);
         long slot = Math.max(largest, CYCLE_BUFFER);
@@ -69,10 +85,8 @@ final class PerftestResources {
         Cq recvCq = steps.open("Couldn't create CQ", () -> context.createCq(Math.max(1, recvDepth * count)));
         Qp[] qps = new Qp[count];
         for (int i = 0; i < count; i++) {
-            qps[i] = steps.open("Couldn't create QP", () -> pd.createQp(new QpInitAttr(QpType.RC, sendCq, recvCq, null,
-                    new QpCap(sendDepth, Math.max(1, recvDepth), 1, 1, 0), false)));
-            Qp qp = qps[i];
-            act("Failed to modify QP " + i + " to INIT", () -> bringUp(options).init(qp));
+            qps[i] = qpMaker.make(i, pd, new QpInitAttr(QpType.RC, sendCq, recvCq, null,
+                    new QpCap(sendDepth, Math.max(1, recvDepth), 1, 1, 0), false));
         }
         return new PerftestResources(qps, sendCq, recvCq, mr, buffer, slot, options.host() != null);
     }

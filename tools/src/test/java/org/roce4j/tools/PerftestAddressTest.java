@@ -49,6 +49,46 @@ class PerftestAddressTest {
         assertThat(server.encode()).isEqualTo(LAT_SERVER.getBytes(US_ASCII));
     }
 
+    /** rxe_rping_cm.pcap frame 96 (ib_write_bw -R, client 192.168.77.3 -x 1): the SEND's 56 bytes. */
+    private static final String CM_CLIENT = "00000000" + "00000001" + "00000013" + "0034a2a2" + "0000071f" + "00000000"
+            + "00005607a5daf000" + "00000000000000000000ffffc0a84d03" + "00000000" + "00000001";
+    /** Frame 98, the server's answer. */
+    private static final String CM_SERVER = "00000000" + "00000001" + "00000013" + "00f261e6" + "000006b0" + "00000000"
+            + "00005648a34f6000" + "00000000000000000000ffffc0a84d02" + "00000000" + "00000001";
+
+    @Test
+    @DisplayName("-R sends struct pingpong_dest big-endian: the client record of rxe_rping_cm.pcap frame 96, byte for byte")
+    void rdmaCmRecordIsStructPingpongDestBigEndian() {
+        PerftestAddress client = new PerftestAddress(0, 1, 0x13, 0x34a2a2, 0x71f, 0x5607a5daf000L,
+                ipv4Mapped(192, 168, 77, 3), 0);
+
+        assertThat(client.encodeForRdmaCm(1)).isEqualTo(HexFormat.of().parseHex(CM_CLIENT));
+    }
+
+    @Test
+    @DisplayName("-R's record read as rdma_read_keys reads it: frame 98's fields, and back to its bytes")
+    void rdmaCmRecordDecodesCapturedServer() {
+        byte[] captured = HexFormat.of().parseHex(CM_SERVER);
+        PerftestAddress server = PerftestAddress.decodeFromRdmaCm(captured);
+
+        assertThat(server).isEqualTo(new PerftestAddress(0, 1, 0x13, 0xf261e6, 0x6b0, 0x5648a34f6000L,
+                ipv4Mapped(192, 168, 77, 2), 0));
+        assertThat(server.encodeForRdmaCm(1)).isEqualTo(captured);
+    }
+
+    @Test
+    @DisplayName("-R's syncs around the rdma_cm connect send 56 zero bytes (rxe_rping_cm.pcap frames 85, 87, 92, 94)")
+    void rdmaCmSyncRecordIsZeros() {
+        assertThat(PerftestAddress.EMPTY.encodeForRdmaCm(0)).isEqualTo(new byte[56]);
+    }
+
+    @Test
+    @DisplayName("a short rdma_cm record is refused with IllegalArgumentException")
+    void rdmaCmShortRecordRefused() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> PerftestAddress.decodeFromRdmaCm(new byte[55]))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
     @Test
     @DisplayName("the fixed parts match the captures: version 16 bytes, MTU '3\\0', cycle buffer and cache line as BE ints")
     void fixedParts() {

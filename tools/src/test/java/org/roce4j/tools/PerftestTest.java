@@ -16,7 +16,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -69,11 +68,7 @@ class PerftestTest {
         fabric = Fabric.threaded();
         devices = List.of(SoftRnic.attach(fabric, "pt0", SERVER_MAC, ipv4("10.0.2.1")).device(),
                 SoftRnic.attach(fabric, "pt1", CLIENT_MAC, ipv4("10.0.2.2")).device());
-        threads = Executors.newCachedThreadPool(r -> {
-            Thread thread = new Thread(r, "perftest");
-            thread.setDaemon(true);
-            return thread;
-        });
+        threads = DaemonThreads.named("perftest");
     }
 
     @AfterAll

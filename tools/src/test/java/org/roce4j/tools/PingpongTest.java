@@ -18,7 +18,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -58,11 +57,7 @@ class PingpongTest {
         devices = List.of(
                 SoftRnic.attach(fabric, "pp0", MacAddress.parse("02:00:00:00:01:01"), ipv4("10.0.1.1")).device(),
                 SoftRnic.attach(fabric, "pp1", MacAddress.parse("02:00:00:00:01:02"), ipv4("10.0.1.2")).device());
-        threads = Executors.newCachedThreadPool(r -> {
-            Thread thread = new Thread(r, "pingpong");
-            thread.setDaemon(true);
-            return thread;
-        });
+        threads = DaemonThreads.named("pingpong");
     }
 
     @AfterAll
