@@ -2,6 +2,7 @@ package org.roce4j.emulator;
 
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Consumer;
 import org.roce4j.cm.ConnectionManager;
 import org.roce4j.cm.EventChannel;
 import org.roce4j.emulator.cm.RdmaCmHost;
@@ -47,6 +48,17 @@ public final class EmulatedCm implements ConnectionManager {
      */
     public RdmaCmHost.Footprint footprint() {
         return host.footprint();
+    }
+
+    /**
+     * Hands every CM event this host raises from now on to {@code recorder} (the testkit prints them
+     * when a test fails). It runs on the thread that raises the event, often holding a fabric lock:
+     * record, do not block; a recorder that throws is dropped.
+     *
+     * @param recorder where events go; null stops recording
+     */
+    public void recordEvents(Consumer<RdmaCmHost.RaisedEvent> recorder) {
+        host.recordEvents(recorder);
     }
 
     static EmulatedCm over(List<SoftRnic> devices) {

@@ -21,12 +21,14 @@ import org.roce4j.wire.pcap.PcapRecord;
 
 /**
  * What a failed test leaves for the person reading the build log: the seed that replays it, where
- * its capture is, the fault plan, and the last frames to each QP, one line each as
- * {@code roce4j decode} prints them.
+ * its capture is, the fault plan, the rdma_cm events the nodes raised, and the last frames to each
+ * QP, one line each as {@code roce4j decode} prints them.
  */
 final class FailureReport {
     /** The line that starts every report, so that a person or a script finds it in a log. */
     static final String HEADER = "==== roce4j testkit: ";
+    /** A test that connects thousands of times is not reported event by event. */
+    static final int MAX_CM_EVENTS = 64;
 
     private FailureReport() {
     }
@@ -52,6 +54,14 @@ final class FailureReport {
         }
         unacknowledged.forEach((cq, n) -> out.append("left unacknowledged: ").append(n)
                 .append(" completion event(s) on ").append(cq).append('\n'));
+        List<String> cmEvents = test.cmEvents().lines();
+        if (!cmEvents.isEmpty()) {
+            int shown = Math.min(cmEvents.size(), MAX_CM_EVENTS);
+            out.append("rdma_cm events, last ").append(shown).append(" of ").append(cmEvents.size())
+                    .append(" (time, node, event, local → peer, status):\n");
+            cmEvents.subList(cmEvents.size() - shown, cmEvents.size())
+                    .forEach(line -> out.append("  ").append(line).append('\n'));
+        }
         if (settings.lastFrames() > 0) {
             Map<String, String> names = new LinkedHashMap<>();
             test.nodes().forEach(node -> names.put(FrameText.address(node.address()), node.name()));

@@ -13,6 +13,10 @@ import org.roce4j.emulator.fabric.Faults;
  *     }
  * }
  * }</pre>
+ *
+ * <p>Rules reach rdma_cm's MADs by message with {@code FrameMatch.cm(CmAttribute...)}: e.g.
+ * {@code plan.drop(1.0, FrameMatch.cm(CmAttribute.RTU))} loses every RTU, and the passive side is
+ * ESTABLISHED by the first data packet instead; every REQ lost ends in UNREACHABLE.
  */
 @FunctionalInterface
 public interface FaultSchedule {

@@ -6,7 +6,10 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.EnumSet;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
+
+import org.roce4j.cm.CmId;
 
 import org.roce4j.verbs.AccessFlag;
 import org.roce4j.verbs.Ah;
@@ -36,6 +39,10 @@ import org.roce4j.verbs.QpType;
  * (timeout 14, retry_cnt 7, rnr_retry 7, min_rnr_timer 12) and first PSNs drawn from the test's
  * seed; UD QPs get Q_Key {@link #UD_QKEY} and an address handle to the peer. Inside a test with
  * {@link EmulatedFabric}, a pair the test does not close is closed after it (not a leak).
+ *
+ * <p>An RC pair can also be connected through rdma_cm ({@link #rcThroughCm},
+ * {@link Builder#connectThroughCm}): a listener on one node, a client on the other, the QPs made by
+ * the CM ({@code rdma_create_qp}) and moved to RTS by the REQ/REP/RTU exchange on the test's fabric.
  */
 public final class QpPair implements AutoCloseable {
     /** The buffer each side registers unless told otherwise: 64 KiB. */
@@ -46,7 +53,7 @@ public final class QpPair implements AutoCloseable {
     private final Side a;
     private final Side b;
 
-    private QpPair(Side a, Side b) {
+    QpPair(Side a, Side b) {
         this.a = a;
         this.b = b;
     }
@@ -79,6 +86,16 @@ public final class QpPair implements AutoCloseable {
      */
     public static QpPair ud(Context a, Context b) {
         return builder(QpType.UD).connect(a, b);
+    }
+
+    /**
+     * {@return an RC pair connected through rdma_cm, with the defaults}: see {@link Builder#connectThroughCm}
+     *
+     * @param client the node that connects (side {@link #a()})
+     * @param server the node that listens and accepts (side {@link #b()})
+     */
+    public static QpPair rcThroughCm(RdmaNode client, RdmaNode server) {
+        return builder(QpType.RC).connectThroughCm(client, server);
     }
 
     /**
@@ -260,6 +277,43 @@ public final class QpPair implements AutoCloseable {
         }
 
         /**
+         * {@return two RC QPs connected through rdma_cm, once both sides are ESTABLISHED}: node
+         * {@code server} listens on an ephemeral port of its address; node {@code client} resolves
+         * it, creates its QP with {@code rdma_create_qp} and connects; the server accepts the
+         * CONNECT_REQUEST with a QP of its own. The CM negotiates the path MTU (the smaller port's),
+         * the ACK timeout (rdma_cm's 19) and the QP's access (remote write, read and atomic), so
+         * this builder's {@code mtu}, {@code timeout} and {@code remoteAccess} do not apply; its
+         * retry counts and {@code maxRdAtomic} (responder resources and initiator depth) travel in
+         * the REQ and REP. Each side's {@link Side#cmId()} is its id; closing the pair destroys the
+         * QPs, the ids (a connected id sends a DREQ) and the event channels. On the deterministic
+         * fabric the CM's waits cost virtual time only; every step may take up to
+         * 200 s.
+         *
+         * @param client the node that connects (side {@link QpPair#a()})
+         * @param server the node that listens and accepts (side {@link QpPair#b()})
+         * @throws IllegalArgumentException for UC and UD (rdma_cm's TCP port space connects RC QPs)
+         * @throws IllegalStateException when an rdma_cm step ends in another event than expected
+         *         (REJECTED, UNREACHABLE, …) or in none
+         */
+        public QpPair connectThroughCm(RdmaNode client, RdmaNode server) {
+            if (type != QpType.RC) {
+                throw new IllegalArgumentException("rdma_cm's TCP port space connects RC QPs, not " + type);
+            }
+            QpPair pair = CmBringUp.connect(this, client, server);
+            TestFabric test = ActiveTests.current();
+            if (test != null) {
+                test.closeAfterTest(pair);
+            }
+            return pair;
+        }
+
+        /** {@return what this builder's connection parameters announce in an rdma_cm REQ or REP} */
+        org.roce4j.cm.ConnParam connParam() {
+            return org.roce4j.cm.ConnParam.defaults().withRetries(retryCnt, rnrRetry)
+                    .withReadDepths(maxRdAtomic, maxRdAtomic);
+        }
+
+        /**
          * {@return the two QPs, connected}
          *
          * @param contextA the first side's context
@@ -304,17 +358,33 @@ public final class QpPair implements AutoCloseable {
         private final Cq cq;
         private final Qp qp;
         private final Mr mr;
+        private final CmId cmId;
         private Ah ahToPeer;
         private Side peer;
         private boolean closed;
 
         private Side(Context context, Builder settings) {
+            this(context, settings, null);
+        }
+
+        /**
+         * @param cmId the rdma_cm id whose QP this side's is ({@code rdma_create_qp} on {@code context},
+         *     the id's own), or null for a QP the PD makes
+         */
+        Side(Context context, Builder settings, CmId cmId) {
             this.context = Objects.requireNonNull(context, "context");
             this.settings = settings;
+            this.cmId = cmId;
             try {
                 pd = keep(context.allocPd());
                 cq = keep(context.createCq(settings.cqEntries));
-                qp = keep(pd.createQp(QpInitAttr.of(settings.type, cq, settings.cap).withSqSigAll(settings.sqSigAll)));
+                QpInitAttr attr = QpInitAttr.of(settings.type, cq, settings.cap).withSqSigAll(settings.sqSigAll);
+                if (cmId == null) {
+                    qp = keep(pd.createQp(attr));
+                } else {
+                    qp = cmId.createQp(pd, attr);
+                    resources.push(cmId::destroyQp); // rdma_destroy_qp: the id lets go of it too
+                }
                 MemorySegment buffer = arena.allocate(settings.bufferBytes, 8);
                 Set<AccessFlag> all = EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE,
                         AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC);
@@ -333,6 +403,18 @@ public final class QpPair implements AutoCloseable {
             return resource;
         }
 
+        /** Closes these after everything else of this side, in this order (an id before its channel). */
+        void closeLast(AutoCloseable... inOrder) {
+            for (AutoCloseable resource : inOrder) {
+                resources.addLast(resource);
+            }
+        }
+
+        /** rdma_cm exchanged what ibv_rc_pingpong sends over TCP; the buffers' addresses are swapped in memory. */
+        void connectedTo(Side other) {
+            this.peer = other;
+        }
+
         private Gid gid() {
             return context.queryGid(RdmaNode.PORT, RdmaNode.GID_INDEX);
         }
@@ -347,6 +429,11 @@ public final class QpPair implements AutoCloseable {
                 return;
             }
             bringUp.connect(qp, myPsn, new QpBringUp.Remote(other.qp.qpNum(), peerPsn, other.gid()));
+        }
+
+        /** {@return the rdma_cm id this side's QP belongs to, when the pair was connected through rdma_cm} */
+        public Optional<CmId> cmId() {
+            return Optional.ofNullable(cmId);
         }
 
         /** {@return the context this side lives on} */
@@ -399,8 +486,8 @@ public final class QpPair implements AutoCloseable {
             return peer.mr.rkey();
         }
 
-        /** Destroys this side's objects newest first and frees its buffer. */
-        private void close() {
+        /** Destroys this side's objects newest first and frees its buffer. Twice: no-op. */
+        void close() {
             if (closed) {
                 return;
             }

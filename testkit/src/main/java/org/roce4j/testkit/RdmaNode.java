@@ -3,6 +3,7 @@ package org.roce4j.testkit;
 import java.net.InetAddress;
 import java.util.Objects;
 
+import org.roce4j.emulator.EmulatedCm;
 import org.roce4j.emulator.SoftRnic;
 import org.roce4j.verbs.Context;
 import org.roce4j.verbs.Device;
@@ -23,14 +24,18 @@ public final class RdmaNode {
     private final InetAddress address;
     private final SoftRnic rnic;
     private final ResourceTracker tracker;
+    private final CmEventLog cmEvents;
     private Context context;
+    private EmulatedCm connectionManager;
 
-    RdmaNode(int index, Device trackedDevice, InetAddress address, SoftRnic rnic, ResourceTracker tracker) {
+    RdmaNode(int index, Device trackedDevice, InetAddress address, SoftRnic rnic, ResourceTracker tracker,
+             CmEventLog cmEvents) {
         this.index = index;
         this.device = Objects.requireNonNull(trackedDevice, "device");
         this.address = address;
         this.rnic = rnic;
         this.tracker = tracker;
+        this.cmEvents = cmEvents;
     }
 
     /** {@return the node's place in the fabric, from 0} */
@@ -58,6 +63,23 @@ public final class RdmaNode {
             tracker.ownedByTestkit(context);
         }
         return context;
+    }
+
+    /**
+     * {@return rdma_cm on this node: the node is one host ({@code EmulatedCm.of} its RNIC, made once),
+     * as two machines would each be} Its event channels and ids reach the other nodes over the test's
+     * fabric; the events it raises appear in the failure report. The CM opens a device context of its
+     * own ({@code id.verbs()}): verbs objects made on it are not counted as leaks, close them anyway
+     * (or let {@link QpPair#rcThroughCm} do it all).
+     *
+     * @throws IllegalStateException when the test made a host over this node's RNIC itself
+     */
+    public synchronized EmulatedCm connectionManager() {
+        if (connectionManager == null) {
+            connectionManager = EmulatedCm.of(rnic);
+            connectionManager.recordEvents(event -> cmEvents.record(name(), event));
+        }
+        return connectionManager;
     }
 
     /** {@return the node's IP address: 10.0.0.N in process, 127.0.0.N on the UDP link} */

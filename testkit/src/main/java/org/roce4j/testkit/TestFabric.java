@@ -32,6 +32,7 @@ public final class TestFabric {
     private final FabricSettings settings;
     private final String testName;
     private final ResourceTracker tracker = new ResourceTracker();
+    private final CmEventLog cmEvents = new CmEventLog();
     /** The in-process fabric, or null on the UDP link. */
     private final Fabric fabric;
     private final List<UdpRnic> udpRnics = new ArrayList<>();
@@ -85,7 +86,7 @@ public final class TestFabric {
             MacAddress mac = MacAddress.parse(String.format(Locale.ROOT, "02:00:00:00:%02x:%02x", host >> 8, host & 0xFF));
             SoftRnic rnic = SoftRnic.builder(fabric).name("rxe" + i).mac(mac).ipv4(ipv4)
                     .activeMtu(settings.mtu()).profile(settings.profile()).attach();
-            nodes.add(new RdmaNode(i, tracker.wrap(rnic.device()), ipv4, rnic, tracker));
+            nodes.add(new RdmaNode(i, tracker.wrap(rnic.device()), ipv4, rnic, tracker, cmEvents));
         }
     }
 
@@ -100,7 +101,7 @@ public final class TestFabric {
                 Path file = i == 0 ? capture : capture.resolveSibling(stem(capture) + "." + rnic.device().name() + ".pcap");
                 rnic.tap(file);
                 captures.add(file);
-                nodes.add(new RdmaNode(i, tracker.wrap(rnic.device()), ipv4, rnic.rnic(), tracker));
+                nodes.add(new RdmaNode(i, tracker.wrap(rnic.device()), ipv4, rnic.rnic(), tracker, cmEvents));
             }
         } catch (IOException | RuntimeException e) {
             udpRnics.forEach(UdpRnic::close);
@@ -212,6 +213,11 @@ public final class TestFabric {
 
     FabricSettings settings() {
         return settings;
+    }
+
+    /** The rdma_cm events the nodes' hosts raised, for the failure report. */
+    CmEventLog cmEvents() {
+        return cmEvents;
     }
 
     ResourceTracker tracker() {

@@ -18,7 +18,10 @@
  * <ul>
  *   <li>{@link org.roce4j.testkit.EmulatedFabric}: the fabric a test gets (nodes, MTU, link, seed,
  *       faults, profile), its parameters, leak checks and the failure report;</li>
- *   <li>{@link org.roce4j.testkit.QpPair}: two connected QPs in one line;</li>
+ *   <li>{@link org.roce4j.testkit.QpPair}: two connected QPs in one line, also through rdma_cm
+ *       ({@link org.roce4j.testkit.QpPair#rcThroughCm});</li>
+ *   <li>{@link org.roce4j.testkit.RdmaNode#connectionManager()}: rdma_cm on a node (one host per node);
+ *       its events appear in the failure report;</li>
  *   <li>{@link org.roce4j.testkit.RoceAssertions}: {@code assertThat} for completions, CQs, QPs and memory;</li>
  *   <li>{@link org.roce4j.testkit.Completions}: polling a CQ for what a test waits for.</li>
  * </ul>

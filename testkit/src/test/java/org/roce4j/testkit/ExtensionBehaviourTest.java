@@ -188,6 +188,29 @@ class ExtensionBehaviourTest {
         assertThat(Files.readAllBytes(pcap)).isEqualTo(firstCapture);
     }
 
+    @EmulatedFabric
+    static class FailsAfterAnRdmaCmConnect {
+        @Test
+        void connectsThroughRdmaCmAndFails(RdmaNode a, RdmaNode b) {
+            QpPair.rcThroughCm(a, b);
+            throw new AssertionError("the test's own failure");
+        }
+    }
+
+    @Test
+    void theFailureReportListsTheRdmaCmEventsEachNodeRaisedInTheOrderRaised() {
+        Events events = run(FailsAfterAnRdmaCmConnect.class, "connectsThroughRdmaCmAndFails", Map.of());
+        events.assertStatistics(s -> s.failed(1));
+        String report = report(events);
+
+        assertThat(report).contains("rdma_cm events, last 5 of 5 (time, node, event, local → peer, status):");
+        List<String> cmLines = report.lines().filter(l -> l.matches("  \\d+\\.\\d{9} rxe\\d .*")).toList();
+        assertThat(cmLines).extracting(l -> l.split(" ")[3] + " " + l.split(" ")[4]).containsExactly(
+                "rxe0 ADDR_RESOLVED", "rxe0 ROUTE_RESOLVED", "rxe1 CONNECT_REQUEST", "rxe0 ESTABLISHED", "rxe1 ESTABLISHED");
+        assertThat(cmLines.get(2)).matches("  0\\.000001000 rxe1 CONNECT_REQUEST 10\\.0\\.0\\.2:\\d+ → 10\\.0\\.0\\.1:\\d+ status 0");
+        assertThat(report).contains("    CM REQ comm 0x", "    CM RTU comm 0x");
+    }
+
     // ---- the other links -----------------------------------------------------------------
 
     @EmulatedFabric(link = Link.THREADED)

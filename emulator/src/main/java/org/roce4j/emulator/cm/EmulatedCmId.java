@@ -93,11 +93,13 @@ final class EmulatedCmId implements CmId, CmUser {
     }
 
     void post(CmEventType type, int status, ConnParam conn) {
+        host.raised(type, this, status);
         channel.post(new EmulatedCmEvent(type, this, type == CmEventType.CONNECT_REQUEST ? listener : null, status,
                 conn, null));
     }
 
     void postUd(CmEventType type, int status, UdParam ud) {
+        host.raised(type, this, status);
         channel.post(new EmulatedCmEvent(type, this, type == CmEventType.CONNECT_REQUEST ? listener : null, status,
                 null, ud));
     }
@@ -221,11 +223,14 @@ final class EmulatedCmId implements CmId, CmUser {
 
     @Override
     public InetSocketAddress localAddress() {
-        return locked(() -> {
-            InetAddress address = boundAddress != null ? boundAddress
-                    : localGid != null ? RdmaCmHost.addressOf(localGid) : RdmaCmHost.wildcard(peer);
-            return new InetSocketAddress(address, boundPort);
-        });
+        return locked(this::localAddressHeld);
+    }
+
+    /** The local address and port, read by a caller that holds the id's lock. */
+    InetSocketAddress localAddressHeld() {
+        InetAddress address = boundAddress != null ? boundAddress
+                : localGid != null ? RdmaCmHost.addressOf(localGid) : RdmaCmHost.wildcard(peer);
+        return new InetSocketAddress(address, boundPort);
     }
 
     @Override

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import java.util.random.RandomGenerator;
 import org.roce4j.cm.CmEventType;
 import org.roce4j.cm.ConnParam;
@@ -41,6 +42,7 @@ public final class RdmaCmHost implements CommunicationManager.RequestListeners {
     final PortBindings bindings;
     private final Map<Rnic, Context> contexts = new ConcurrentHashMap<>();
     private final List<Fabric> fabrics = new ArrayList<>();
+    private volatile Consumer<RaisedEvent> eventRecorder;
 
     private RdmaCmHost(List<Rnic> nodes) {
         this.nodes = List.copyOf(nodes);
@@ -93,6 +95,45 @@ public final class RdmaCmHost implements CommunicationManager.RequestListeners {
             stale += node.call(cm::staleMads);
         }
         return new Footprint(connections, timers, bindings.boundPorts(), stale);
+    }
+
+    /**
+     * A CM event as this host raised it, before the application takes it — for a test's log.
+     *
+     * @param atNanos the fabric's clock when it was raised (virtual time on a deterministic fabric)
+     * @param type    what happened
+     * @param local   the id's local address and port
+     * @param peer    the id's peer, or null before address resolution
+     * @param status  the event's status
+     */
+    public record RaisedEvent(long atNanos, CmEventType type, InetSocketAddress local, InetSocketAddress peer,
+                              int status) {
+    }
+
+    /**
+     * Hands every event this host raises from now on to {@code recorder}, in the order raised. It is
+     * called on the thread that raises the event, mostly holding a fabric lock: it should only record.
+     * A recorder that throws is dropped, so that nothing throws out of the RNIC's loop.
+     *
+     * @param recorder where events go; null stops recording
+     */
+    public void recordEvents(Consumer<RaisedEvent> recorder) {
+        eventRecorder = recorder;
+    }
+
+    /** Under the id's lock, as its event is posted. */
+    void raised(CmEventType type, EmulatedCmId id, int status) {
+        Consumer<RaisedEvent> recorder = eventRecorder;
+        if (recorder == null) {
+            return;
+        }
+        long now = id.rnic != null ? id.rnic.clock.nanoTime()
+                : fabrics.isEmpty() ? 0 : fabrics.getFirst().clock().nanoTime();
+        try {
+            recorder.accept(new RaisedEvent(now, type, id.localAddressHeld(), id.peer, status));
+        } catch (RuntimeException e) {
+            eventRecorder = null;
+        }
     }
 
     List<Fabric> fabrics() {
