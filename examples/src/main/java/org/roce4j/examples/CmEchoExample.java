@@ -47,25 +47,28 @@ public final class CmEchoExample {
                         + " (usage: [--server ADDRESS] [--messages N])");
             }
         }
-        run(RdmaCm.connectionManager(), server != null ? server : firstDeviceAddress(), messages, System.out);
+        ConnectionManager cm = RdmaCm.connectionManager();
+        run(cm, cm, server != null ? server : firstDeviceAddress(), messages, System.out);
     }
 
     /**
      * Serves one client and runs it: {@code messages} echoes, then the disconnect.
      *
-     * @param cm       the connection manager both sides use
+     * @param serverCm the server's connection manager (its host)
+     * @param clientCm the client's connection manager (the same one when both run on one host)
      * @param address  the server's address (the client's device is the one the CM routes through)
      * @param messages how many messages to echo
      * @param out      where to print
      * @return how many messages came back
      * @throws RdmaFailure if a message is lost or comes back wrong, or the server fails
      */
-    public static int run(ConnectionManager cm, InetAddress address, int messages, PrintStream out) {
+    public static int run(ConnectionManager serverCm, ConnectionManager clientCm, InetAddress address, int messages,
+                          PrintStream out) {
         ConnectionSettings settings = ConnectionSettings.defaults().withTimeout(Polling.TIMEOUT);
-        try (RdmaServer server = RdmaServer.listen(cm, new InetSocketAddress(address, 0), 4, settings)) {
+        try (RdmaServer server = RdmaServer.listen(serverCm, new InetSocketAddress(address, 0), 4, settings)) {
             out.println("server listening on " + server.localAddress());
             CompletableFuture<Integer> served = CompletableFuture.supplyAsync(() -> serveOne(server, out));
-            int echoed = client(cm, server.localAddress(), settings, messages, out);
+            int echoed = client(clientCm, server.localAddress(), settings, messages, out);
             int serverCount = served.join();
             if (serverCount != messages) {
                 throw new RdmaFailure("the server echoed " + serverCount + " messages, the client sent " + messages);
