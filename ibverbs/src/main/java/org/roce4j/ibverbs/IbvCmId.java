@@ -88,6 +88,7 @@ final class IbvCmId extends Resource implements CmId {
 
     @Override
     public void resolveRoute(Duration timeout) {
+        requireDevice("rdma_resolve_route");
         call("rdma_resolve_route", arena -> LibIbverbs.status("rdma_resolve_route", runtime.cm.resolveRoute, id,
                 millis(timeout)));
     }
@@ -151,6 +152,7 @@ final class IbvCmId extends Resource implements CmId {
 
     @Override
     public void connect(ConnParam param) {
+        requireDevice("rdma_connect");
         call("rdma_connect", arena -> LibIbverbs.status("rdma_connect", runtime.cm.connect, id,
                 RdmacmStructs.connParam(arena, param)));
     }
@@ -213,6 +215,21 @@ final class IbvCmId extends Resource implements CmId {
     private static InetSocketAddress withPort(InetSocketAddress address, short bigEndianPort) {
         return address == null ? null
                 : new InetSocketAddress(address.getAddress(), Short.toUnsignedInt(Short.reverseBytes(bigEndianPort)));
+    }
+
+    /**
+     * The one check this binding makes itself: librdmacm's {@code rdma_resolve_route} reads
+     * {@code id->verbs->device} and {@code rdma_connect} the id's device ({@code ucma_valid_param})
+     * before asking the kernel, so on an id without a device (no address resolved or bound) they
+     * dereference NULL and the JVM dies; the kernel's answer to those calls there is EINVAL
+     * (cma.c: the id is not in ADDR_RESOLVED / ROUTE_RESOLVED), which is given instead.
+     */
+    private void requireDevice(String call) {
+        checkOpen(call);
+        if (id.get(ADDRESS, VERBS).equals(MemorySegment.NULL)) {
+            throw new VerbsException(Errno.EINVAL, call + ": the id has no device yet (no address resolved): "
+                    + "librdmacm would dereference NULL here; the kernel's answer is EINVAL");
+        }
     }
 
     @Override
