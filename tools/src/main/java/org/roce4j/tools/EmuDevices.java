@@ -2,13 +2,17 @@ package org.roce4j.tools;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-import org.roce4j.wire.DropReason;
+import org.roce4j.cm.ConnectionManager;
 import org.roce4j.emulator.EmulatedCm;
 import org.roce4j.emulator.RnicCounter;
 import org.roce4j.emulator.udp.UdpRnic;
+import org.roce4j.verbs.Errno;
+import org.roce4j.verbs.VerbsException;
+import org.roce4j.wire.DropReason;
 
 /**
  * {@code -d emu:ADDRESS} / {@code -d emu:IFNAME}: an emulated RNIC speaking RoCEv2 on UDP port 4791
@@ -38,6 +42,34 @@ final class EmuDevices {
     static CmDevices.Selection openConnectionManager(String spec) {
         UdpRnic rnic = openRnic(spec);
         return new CmDevices.Selection(EmulatedCm.of(rnic.rnic()), null, owner(rnic));
+    }
+
+    /**
+     * perftest {@code -R} on {@code -d emu:SPEC}: one emulated RNIC is both the device the tool opens
+     * and the one its rdma_cm ids get (perftest creates its test QPs on the ids), so the selector that
+     * opens it also makes the connection manager over it. The connection manager has no device
+     * until the selector has opened it (ENODEV).
+     */
+    static final class SharedWithConnectionManager {
+        private volatile EmulatedCm cm;
+
+        DeviceSelector selector() {
+            return new DeviceSelector(List::of, spec -> {
+                UdpRnic rnic = openRnic(spec);
+                cm = EmulatedCm.of(rnic.rnic());
+                return new DeviceSelector.Selection(rnic.device(), owner(rnic));
+            });
+        }
+
+        ConnectionManager connectionManager() {
+            return () -> {
+                EmulatedCm opened = cm;
+                if (opened == null) {
+                    throw new VerbsException(Errno.ENODEV, "the emu: device is not open yet");
+                }
+                return opened.createEventChannel();
+            };
+        }
     }
 
     private static UdpRnic openRnic(String spec) {

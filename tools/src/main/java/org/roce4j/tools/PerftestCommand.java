@@ -4,6 +4,7 @@ import java.security.SecureRandom;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 
+import org.roce4j.cm.ConnectionManager;
 import org.roce4j.cm.RdmaCm;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -118,8 +119,16 @@ abstract class PerftestCommand extends PeerCommand implements Callable<Integer> 
         Perftest.Options options = new Perftest.Options(test(), host, port, ibDev, ibPort, gidIndex, messageSize, allSizes,
                 iterations, duration == null ? 0 : duration, mtuBytes == null ? null : PingpongCommand.parseMtu(spec, mtuBytes), txDepth, qps, atomic(),
                 rdmaCm);
-        return new Perftest(options, spec.commandLine().getOut(), spec.commandLine().getErr(), environment.devices(),
-                environment.listening(), new SecureRandom(), RdmaCm.connectionManager()).run();
+        DeviceSelector devices = environment.devices();
+        ConnectionManager cm = RdmaCm.connectionManager();
+        if (rdmaCm && ibDev != null && ibDev.startsWith(DeviceSelector.EMULATED_PREFIX)) {
+            // -R on emu:: the rdma_cm ids must live on the emulated RNIC the tool opens, not on the host's librdmacm.
+            EmuDevices.SharedWithConnectionManager shared = new EmuDevices.SharedWithConnectionManager();
+            devices = shared.selector();
+            cm = shared.connectionManager();
+        }
+        return new Perftest(options, spec.commandLine().getOut(), spec.commandLine().getErr(), devices,
+                environment.listening(), new SecureRandom(), cm).run();
     }
 
     private ParameterException usage(String message) {
