@@ -16,29 +16,50 @@ server_measures() { case $1 in read-lat|atomic-lat) return 1 ;; *) return 0 ;; e
 # Steps: a run of cases in one boot, each case a server on one side (VM A, VM B or this machine)
 # and its client on another. Every side runs its part of the list in order, from a script that
 # sources the staged copy of this file and sets steps_dir (a folder the host can read, e.g.
-# /xchg/steps); case N uses TCP port 18515+N, so a client can only ever reach its own case's
-# server, and a client that finds nobody listening yet tries again. Each step leaves N.out (the
-# tool's output), N.begin (it started) and a line "N ROLE EXIT SECONDS" in steps_dir/done.
+# /xchg/steps); case N uses port 18515+N, so a client can only ever reach its own case's server
+# (udaddy, whose port is fixed, excepted), and a client that finds nobody listening yet tries
+# again. A step's command says where the port and the server's address go: @PORT@ and @HOST@ are
+# replaced by them (perftest's "-p @PORT@ @HOST@", rping's "-a @HOST@ -p @PORT@"). Each step leaves
+# N.out (the tool's output), N.begin (it started) and a line "N ROLE EXIT SECONDS" in steps_dir/done.
 # POSIX sh: the VMs run their scripts with /bin/sh.
 step_timeout=180
+
+# What a client prints when nobody listens yet: the pingpongs and perftest over TCP ("Couldn't
+# connect to HOST:PORT"); over rdma_cm a REJECTED (consumer: invalid service ID, rping and perftest
+# -R) or an UNREACHABLE (udaddy's SIDR).
+nobody_listens="Couldn't connect to [0-9]\|RDMA_CM_EVENT_REJECTED\|RDMA_CM_EVENT_UNREACHABLE"
+
+# run_step N HOST CMD...: CMD with @PORT@ and @HOST@ replaced, at most step_timeout seconds.
+run_step() {
+  _port=$((18515 + $1)) _server=$2; shift 2
+  for _word do
+    shift
+    case $_word in
+      @PORT@) _word=$_port ;;
+      @HOST@) _word=$_server ;;
+    esac
+    set -- "$@" "$_word"
+  done
+  timeout "$step_timeout" "$@"
+}
 
 # serve N CMD...: the server of case N.
 serve() {
   _n=$1; shift
   : > "$steps_dir/$_n.begin"; _t0=$(date +%s)
-  timeout "$step_timeout" "$@" -p $((18515 + _n)) > "$steps_dir/$_n.out" 2>&1
+  run_step "$_n" "" "$@" > "$steps_dir/$_n.out" 2>&1
   step_done "$_n" server $? "$_t0"
 }
 
-# connect N HOST CMD...: the client of case N, again while nobody listens at HOST yet (the C tools
-# and roce4j say "Couldn't connect to HOST:PORT"), for at most step_timeout seconds.
+# connect N HOST CMD...: the client of case N, again while nobody listens at HOST yet, for at most
+# step_timeout seconds.
 connect() {
   _n=$1 _host=$2; shift 2
   : > "$steps_dir/$_n.begin"; _t0=$(date +%s)
   while :; do
-    timeout "$step_timeout" "$@" -p $((18515 + _n)) "$_host" > "$steps_dir/$_n.out" 2>&1; _rc=$?
+    run_step "$_n" "$_host" "$@" > "$steps_dir/$_n.out" 2>&1; _rc=$?
     [ "$_rc" = 0 ] && break
-    grep -q "Couldn't connect to [0-9]" "$steps_dir/$_n.out" || break
+    grep -q "$nobody_listens" "$steps_dir/$_n.out" || break
     [ $(($(date +%s) - _t0)) -lt "$step_timeout" ] || break
     sleep 1
   done

@@ -167,8 +167,9 @@ final class PerftestCmLink implements PerftestHandshake.Link {
             CmEvent event = next.get();
             if (event.type() != expected) {
                 event.ack();
-                throw new PingpongFailure("RDMA CM event error:\nEvent: " + event.type() + "; error: " + event.status()
-                        + ".\n (waiting for " + expected + ")");
+                // perftest_communication.c: "RDMA CM event error:\nEvent: %s; error: %d.\n" with rdma_event_str
+                throw new PingpongFailure("RDMA CM event error:\nEvent: " + event.type().cName() + "; error: " + event.status()
+                        + ".\n (waiting for " + expected.cName() + ")");
             }
             return event;
         }
