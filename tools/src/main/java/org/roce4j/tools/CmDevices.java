@@ -1,15 +1,18 @@
 package org.roce4j.tools;
 
 import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
 import org.roce4j.cm.CmId;
 import org.roce4j.cm.ConnectionManager;
 import org.roce4j.cm.EventChannel;
-import org.roce4j.cm.RdmaCm;
 import org.roce4j.verbs.Context;
+import org.roce4j.verbs.Errno;
 import org.roce4j.verbs.VerbsException;
+import org.roce4j.verbs.spi.VerbsProvider;
 
 /**
  * What {@code -d} means for the rdma_cm tools (rping, udaddy). librdmacm has no device option: an
@@ -71,9 +74,29 @@ final class CmDevices {
         this.emulated = Objects.requireNonNull(emulated, "emulated");
     }
 
-    /** A real run: the selected provider's connection manager ({@link RdmaCm}), {@code emu:} through {@link EmuDevices}. */
+    /** A real run: {@link #systemConnectionManager()}, {@code emu:} through {@link EmuDevices}. */
     static CmDevices system() {
-        return new CmDevices(RdmaCm.connectionManager(), EmuDevices::openConnectionManager);
+        return new CmDevices(systemConnectionManager(), EmuDevices::openConnectionManager);
+    }
+
+    /**
+     * The connection manager of a real run: the first of {@link DeviceSelector#systemProviders()}
+     * that has one — librdmacm on a host with an RDMA device before the in-process emulator's
+     * default fabric, whose devices (10.0.0.x) own none of the host's addresses. None: ENODEV, with
+     * each provider's reason.
+     */
+    static ConnectionManager systemConnectionManager() {
+        return () -> {
+            List<String> reasons = new ArrayList<>();
+            for (VerbsProvider provider : DeviceSelector.systemProviders()) {
+                String why = provider.whyNoConnectionManager();
+                if (why.isEmpty()) {
+                    return provider.createEventChannel();
+                }
+                reasons.add(provider.name() + ": " + why);
+            }
+            throw new VerbsException(Errno.ENODEV, "no provider with a connection manager " + reasons);
+        };
     }
 
     /** {@return the selection {@code -d} asks for} */

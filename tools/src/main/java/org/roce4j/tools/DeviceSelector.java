@@ -74,18 +74,26 @@ final class DeviceSelector {
 
     /** The named provider's devices, or every available provider's with the in-process emulator's last. */
     private static List<Device> systemDevices() {
-        String wanted = System.getProperty(Verbs.PROVIDER_PROPERTY);
-        if (wanted != null && !wanted.isBlank()) {
-            return Verbs.provider().devices();
-        }
         List<Device> devices = new java.util.ArrayList<>();
-        List<VerbsProvider> providers = Verbs.providers().stream().filter(VerbsProvider::isAvailable)
-                .sorted(java.util.Comparator.comparing(p -> p.name().equals(EMULATOR_PROVIDER)))
-                .toList();
-        for (VerbsProvider provider : providers) {
+        for (VerbsProvider provider : systemProviders()) {
             devices.addAll(provider.devices());
         }
         return devices;
+    }
+
+    /**
+     * The providers the tools use, in order: the one {@code -Droce4j.provider} names, or every
+     * available one with the in-process emulator last (a real device comes first, as on a host
+     * with an RNIC nobody would want the emulator's default fabric).
+     */
+    static List<VerbsProvider> systemProviders() {
+        String wanted = System.getProperty(Verbs.PROVIDER_PROPERTY);
+        if (wanted != null && !wanted.isBlank()) {
+            return List.of(Verbs.provider());
+        }
+        return Verbs.providers().stream().filter(VerbsProvider::isAvailable)
+                .sorted(java.util.Comparator.comparing(p -> p.name().equals(EMULATOR_PROVIDER)))
+                .toList();
     }
 
     /** The in-process emulator's provider name: its devices come after any real ones. */

@@ -5,7 +5,6 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 
 import org.roce4j.cm.ConnectionManager;
-import org.roce4j.cm.RdmaCm;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -120,7 +119,7 @@ abstract class PerftestCommand extends PeerCommand implements Callable<Integer> 
                 iterations, duration == null ? 0 : duration, mtuBytes == null ? null : PingpongCommand.parseMtu(spec, mtuBytes), txDepth, qps, atomic(),
                 rdmaCm);
         DeviceSelector devices = environment.devices();
-        ConnectionManager cm = RdmaCm.connectionManager();
+        ConnectionManager cm = CmDevices.systemConnectionManager();
         if (rdmaCm && ibDev != null && ibDev.startsWith(DeviceSelector.EMULATED_PREFIX)) {
             // -R on emu:: the rdma_cm ids must live on the emulated RNIC the tool opens, not on the host's librdmacm.
             EmuDevices.SharedWithConnectionManager shared = new EmuDevices.SharedWithConnectionManager();
