@@ -1,0 +1,164 @@
+package org.roce4j.bench;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Optional;
+
+import org.roce4j.cm.CmEvent;
+import org.roce4j.cm.CmEventType;
+import org.roce4j.cm.CmId;
+import org.roce4j.cm.ConnParam;
+import org.roce4j.cm.EventChannel;
+import org.roce4j.cm.PortSpace;
+import org.roce4j.emulator.EmulatedCm;
+import org.roce4j.emulator.udp.UdpRnic;
+import org.roce4j.verbs.Context;
+import org.roce4j.verbs.Cq;
+import org.roce4j.verbs.Pd;
+import org.roce4j.verbs.QpCap;
+import org.roce4j.verbs.QpInitAttr;
+import org.roce4j.verbs.QpType;
+
+/**
+ * rdma_cm connections, one after another, from an emulated RNIC on the UDP link to one listener,
+ * counted: {@link #prepare} (a new id, address and route resolved, its RC QP), {@link #connect} (REQ
+ * to ESTABLISHED, what {@link CmConnectLatencyBenchmark} times), {@link #finish} (disconnect, wait
+ * for DISCONNECTED, destroy). Every outcome other than ESTABLISHED, and a disconnect that the peer
+ * never answered, is counted and thrown as an {@link IllegalStateException} saying what came.
+ */
+final class CmConnections implements AutoCloseable {
+    /** rping's timeouts for rdma_resolve_addr / rdma_resolve_route. */
+    static final Duration RESOLVE_TIMEOUT = Duration.ofSeconds(2);
+    /**
+     * How long a connect may take before it counts as failed: the CM retries a lost REQ after
+     * 6144 ms (cm.c, cma.c's response timeout 20), so a few retries fit; 16 tries would take 98 s.
+     */
+    static final Duration CONNECT_PATIENCE = Duration.ofSeconds(30);
+    /** How long the peer may take to answer the DREQ (its application calls rdma_disconnect). */
+    static final Duration DISCONNECT_PATIENCE = Duration.ofSeconds(30);
+
+    private final InetSocketAddress target;
+    private final UdpRnic rnic;
+    private final EventChannel channel;
+    private final CmId anchor;
+    private final Pd pd;
+    private final Cq cq;
+    private CmId client;
+    private boolean established;
+    private long attempted;
+    private long connected;
+    private long disconnected;
+    private long failed;
+    private String firstFailure = "";
+
+    private CmConnections(InetSocketAddress target, UdpRnic rnic, EventChannel channel, CmId anchor, Pd pd, Cq cq) {
+        this.target = target;
+        this.rnic = rnic;
+        this.channel = channel;
+        this.anchor = anchor;
+        this.pd = pd;
+        this.cq = cq;
+    }
+
+    /**
+     * Opens an emulated RNIC on {@code localAddress} (UDP port 4791 there) with its own connection
+     * manager, for connections to {@code target}.
+     */
+    static CmConnections open(InetSocketAddress target, String localAddress) throws IOException {
+        UdpRnic rnic = UdpRnic.open("emu0", localAddress);
+        try {
+            EventChannel channel = EmulatedCm.of(rnic.rnic()).createEventChannel();
+            // An id bound to the address holds the device's context: the PD and CQ every connection's QP uses.
+            CmId anchor = channel.createId(PortSpace.TCP);
+            anchor.bindAddr(new InetSocketAddress(rnic.address(), 0));
+            Context context = anchor.verbs().orElseThrow();
+            Pd pd = context.allocPd();
+            return new CmConnections(target, rnic, channel, anchor, pd, context.createCq(64));
+        } catch (RuntimeException e) {
+            rnic.close();
+            throw e;
+        }
+    }
+
+    /** A new id with its address and route resolved and an RC QP, ready to connect. */
+    void prepare() {
+        attempted++;
+        client = channel.createId(PortSpace.TCP);
+        established = false;
+        client.resolveAddr(null, target, RESOLVE_TIMEOUT);
+        expect(CmEventType.ADDR_RESOLVED, RESOLVE_TIMEOUT.multipliedBy(2));
+        client.resolveRoute(RESOLVE_TIMEOUT);
+        expect(CmEventType.ROUTE_RESOLVED, RESOLVE_TIMEOUT.multipliedBy(2));
+        client.createQp(pd, QpInitAttr.of(QpType.RC, cq, QpCap.of(16, 16)));
+    }
+
+    /** {@code rdma_connect} with rping's parameters, then the event that answers it: ESTABLISHED or a failure. */
+    CmEventType connect() {
+        client.connect(ConnParam.defaults());
+        expect(CmEventType.ESTABLISHED, CONNECT_PATIENCE);
+        established = true;
+        connected++;
+        return CmEventType.ESTABLISHED;
+    }
+
+    /** Disconnects an established connection (DREQ; DISCONNECTED when the DREP comes) and destroys the id. */
+    void finish() {
+        if (client == null) {
+            return;
+        }
+        try {
+            if (established) {
+                client.disconnect();
+                expect(CmEventType.DISCONNECTED, DISCONNECT_PATIENCE);
+                disconnected++;
+            }
+        } finally {
+            client.destroyQp();
+            client.close();
+            client = null;
+        }
+    }
+
+    /** Takes the id's next event; anything but {@code wanted} (or nothing in time) is a counted failure. */
+    private void expect(CmEventType wanted, Duration patience) {
+        Optional<CmEvent> next = channel.getEvent(patience);
+        next.ifPresent(CmEvent::ack);
+        String came = next.map(e -> e.type().cName() + " (status " + e.status() + ")")
+                .orElse("no event within " + patience.toSeconds() + " s");
+        CmEventType type = next.map(CmEvent::type).orElse(null);
+        if (type == wanted && next.get().status() == 0 && next.get().id() == client) {
+            return;
+        }
+        failed++;
+        String failure = "connection " + attempted + " to " + target + ": " + came
+                + " where " + wanted.cName() + " was due";
+        if (firstFailure.isEmpty()) {
+            firstFailure = failure;
+        }
+        throw new IllegalStateException(failure + "; " + tally());
+    }
+
+    /** {@return the count so far, as one line} */
+    String tally() {
+        return "rdma_cm to " + target + ": " + attempted + " connections tried, " + connected + " ESTABLISHED, " + disconnected
+                + " DISCONNECTED, " + failed + " failed" + (firstFailure.isEmpty() ? "" : " (first: " + firstFailure + ")");
+    }
+
+    long connected() {
+        return connected;
+    }
+
+    long failed() {
+        return failed;
+    }
+
+    @Override
+    public void close() {
+        if (client != null) {
+            client.destroyQp();
+            client.close();
+        }
+        EmulatedRcPair.closeInOrder(cq, pd, anchor, channel, rnic);
+    }
+}
