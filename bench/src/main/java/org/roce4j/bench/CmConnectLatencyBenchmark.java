@@ -33,7 +33,8 @@ import org.roce4j.cm.CmEventType;
  *       does before it accepts), the RTU out. Resolving, making the QP, and after ESTABLISHED the
  *       disconnect (DREQ, DISCONNECTED on the DREP) and destroying the id are per-invocation setup
  *       and teardown, not measured. Anything but ESTABLISHED stops the benchmark with what came
- *       instead; a count of connections made and failed is printed when the trial ends.</li>
+ *       instead; a DREQ left unanswered is counted and the run goes on ({@link CmConnections}).
+ *       The counts and the UDP link's counters are printed when the trial ends.</li>
  *   <li>{@code udpEchoRoundTrip}, the baseline: one 280-byte datagram (the UDP payload of a CM MAD:
  *       BTH, DETH, 256-byte MAD, ICRC) to a UDP echo on the same peer and back, blocking on both
  *       ends ({@link UdpEcho}).</li>
@@ -81,6 +82,7 @@ public class CmConnectLatencyBenchmark {
         public void close() {
             if (connections != null) {
                 System.out.println(connections.tally());
+                System.out.println(connections.linkCounters());
                 connections.close();
             }
         }

@@ -7,6 +7,8 @@ import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -68,7 +70,7 @@ class CmConnectLatencyBenchmarkTest {
     @Test
     @DisplayName("each invocation is one connection REQ → ESTABLISHED, then DISCONNECTED both sides; all counted")
     void eachInvocationConnectsAndDisconnectsOneConnection() throws Exception {
-        try (RpingLikeListener listener = RpingLikeListener.start();
+        try (RpingLikeListener listener = RpingLikeListener.start(true);
              CmConnections connections = CmConnections.open(listener.address(), CLIENT)) {
             for (int i = 0; i < 5; i++) {
                 connections.prepare();
@@ -86,7 +88,7 @@ class CmConnectLatencyBenchmarkTest {
     @Test
     @DisplayName("nobody listening: the connect fails with REJECTED 8 (invalid service ID) and is counted, not timed")
     void aConnectThatIsRejectedFailsTheBenchmark() throws Exception {
-        try (RpingLikeListener listener = RpingLikeListener.start();
+        try (RpingLikeListener listener = RpingLikeListener.start(true);
              CmConnections connections = CmConnections.open(
                      new InetSocketAddress(listener.address().getAddress(), listener.address().getPort() + 1), CLIENT)) {
             connections.prepare();
@@ -100,6 +102,23 @@ class CmConnectLatencyBenchmarkTest {
     }
 
     @Test
+    @DisplayName("a DREQ the listener never answers (rping -s -P after a lost RTU) is counted, and the next connection goes on")
+    void anUnansweredDisconnectIsCountedNotFatal() throws Exception {
+        try (RpingLikeListener listener = RpingLikeListener.start(false);
+             CmConnections connections = CmConnections.open(listener.address(), CLIENT, Duration.ofSeconds(1))) {
+            for (int i = 0; i < 2; i++) {
+                connections.prepare();
+                assertThat(connections.connect()).isEqualTo(CmEventType.ESTABLISHED);
+                connections.finish();
+            }
+            assertThat(connections.unansweredDisconnects()).isEqualTo(2);
+            assertThat(connections.tally()).endsWith(": 2 connections tried, 2 ESTABLISHED, 0 DISCONNECTED, 0 failed, "
+                    + "2 disconnects unanswered within 1 s (first: connection 1)");
+            assertThat(listener.disconnected.get()).isEqualTo(2);
+        }
+    }
+
+    @Test
     @DisplayName("the baseline: 280-byte datagrams numbered, echoed whole; a silent echo and a closed port each stop it")
     void theEchoRoundTripChecksWhatComesBack() throws Exception {
         CmConnectLatencyBenchmark.EchoPeer peer = new CmConnectLatencyBenchmark.EchoPeer();
@@ -109,9 +128,9 @@ class CmConnectLatencyBenchmarkTest {
             for (int i = 1; i <= 100; i++) {
                 assertThat(peer.roundTrip()).isEqualTo(i);
             }
-            assertThat(echo.echoed()).isEqualTo(100);
             echo.close();
             server.join(5_000);
+            assertThat(echo.echoed()).isEqualTo(100); // counted after each send: read once the echo has stopped
             assertThatThrownBy(peer::roundTrip).isInstanceOf(IllegalStateException.class)
                     .hasMessageEndingWith(": port unreachable, nobody listens there");
         } finally {
@@ -126,7 +145,10 @@ class CmConnectLatencyBenchmarkTest {
         }
     }
 
-    /** A listener on {@value #SERVER} that accepts every request and disconnects when its peer does, as rping -s -P. */
+    /**
+     * A listener on {@value #SERVER} that accepts every request and, when {@code answersDisconnects},
+     * disconnects when its peer does (the DREP), as rping -s -P does.
+     */
     static final class RpingLikeListener implements AutoCloseable {
         final AtomicInteger established = new AtomicInteger();
         final AtomicInteger disconnected = new AtomicInteger();
@@ -137,8 +159,11 @@ class CmConnectLatencyBenchmarkTest {
         private final Pd pd;
         private final Cq cq;
         private final Thread loop;
+        private final boolean answersDisconnects;
+        private final List<CmId> unanswered = new ArrayList<>();
 
-        private RpingLikeListener() throws Exception {
+        private RpingLikeListener(boolean answersDisconnects) throws Exception {
+            this.answersDisconnects = answersDisconnects;
             rnic = UdpRnic.open("emu-listener", SERVER);
             channel = EmulatedCm.of(rnic.rnic()).createEventChannel();
             listenId = channel.createId(PortSpace.TCP);
@@ -150,8 +175,8 @@ class CmConnectLatencyBenchmarkTest {
             loop = Thread.ofPlatform().daemon().name("rping-like-listener").start(this::serve);
         }
 
-        static RpingLikeListener start() throws Exception {
-            return new RpingLikeListener();
+        static RpingLikeListener start(boolean answersDisconnects) throws Exception {
+            return new RpingLikeListener(answersDisconnects);
         }
 
         InetSocketAddress address() {
@@ -174,9 +199,13 @@ class CmConnectLatencyBenchmarkTest {
                     case ESTABLISHED -> established.incrementAndGet();
                     case DISCONNECTED -> {
                         disconnected.incrementAndGet();
-                        id.disconnect();
-                        id.destroyQp();
-                        id.close();
+                        if (answersDisconnects) {
+                            id.disconnect();
+                            id.destroyQp();
+                            id.close();
+                        } else {
+                            unanswered.add(id);
+                        }
                     }
                     default -> { }
                 }
@@ -187,6 +216,10 @@ class CmConnectLatencyBenchmarkTest {
         public void close() throws Exception {
             running.set(false);
             loop.join(5_000);
+            for (CmId id : unanswered) {
+                id.destroyQp();
+                id.close();
+            }
             EmulatedRcPair.closeInOrder(cq, pd, listenId, channel, rnic);
         }
     }
