@@ -68,6 +68,12 @@ class CmConnectLatencyBenchmarkTest {
     }
 
     @Test
+    @DisplayName("without -Droce4j.bench.cm.local the source is the address the routing table picks for the target")
+    void theDefaultSourceIsTheRoutedOne() {
+        assertThat(Endpoints.sourceFor(InetAddress.ofLiteral("127.0.0.91")).getHostAddress()).isEqualTo("127.0.0.1");
+    }
+
+    @Test
     @DisplayName("each invocation is one connection REQ → ESTABLISHED, then DISCONNECTED both sides; all counted")
     void eachInvocationConnectsAndDisconnectsOneConnection() throws Exception {
         try (RpingLikeListener listener = RpingLikeListener.start(true);
