@@ -74,6 +74,46 @@ class CmConnectionTest {
     }
 
     @Test
+    @DisplayName("librdmacm rdma_init_qp_attr / rdma_establish (rping -q): QPs the applications made and moved themselves; the client gets CONNECT_RESPONSE, its rdma_establish sends the RTU, the server is ESTABLISHED; SENDs both ways")
+    void ownQpsMovedWithInitQpAttrConnectThroughEstablish() throws Exception {
+        try (CmSide client = CmSide.first(backend); CmSide server = CmSide.second(backend)) {
+            CmId listener = server.listener(4);
+            CmId id = client.resolvedTowards(listener.localAddress());
+            Qp clientQp = client.createOwnQp(id);
+            Expect.succeeds("rdma_connect with conn_param.qp_num", () -> id.connect(ConnParam.defaults().withQpNum(clientQp.qpNum())));
+
+            CmSide.Seen request = server.await("event at the listener after rdma_connect", CmEventType.CONNECT_REQUEST);
+            CmId child = server.track(request.id());
+            Qp serverQp = server.createOwnQp(child);
+            CmSide.selfModify(child, serverQp); // before rdma_accept, as rping_accept does
+            Mr serverMemory = server.register(serverQp, 64);
+            serverQp.postRecv(RecvWr.of(1, serverMemory, 0, 64));
+            Expect.succeeds("rdma_accept with conn_param.qp_num",
+                    () -> child.accept(ConnParam.defaults().withQpNum(serverQp.qpNum())));
+
+            CmSide.Seen response = client.await("event at the client (no QP of rdma_create_qp) after rdma_accept",
+                    CmEventType.CONNECT_RESPONSE);
+            assertThat(response.conn().orElseThrow().qpNum()).as("the server's QPN in the REP").isEqualTo(serverQp.qpNum());
+            CmSide.selfModify(id, clientQp);
+            Mr clientMemory = client.register(clientQp, 64);
+            clientQp.postRecv(RecvWr.of(3, clientMemory, 32, 32));
+            Expect.succeeds("rdma_establish", id::establish);
+            server.await("event at the server after rdma_establish's RTU", CmEventType.ESTABLISHED);
+
+            Bytes.write(clientMemory.segment(), 0, CLIENT_HELLO);
+            clientQp.postSend(SendWr.send(2, clientMemory, 0, CLIENT_HELLO.length));
+            Expect.success(Completions.awaitOne(CmSide.cqOf(clientQp)), 2, WcOpcode.SEND);
+            Expect.success(Completions.awaitOne(CmSide.cqOf(serverQp)), 1, WcOpcode.RECV);
+            Bytes.assertAt(serverMemory.segment(), 0, CLIENT_HELLO, "the client's SEND");
+            Bytes.write(serverMemory.segment(), 32, SERVER_HELLO);
+            serverQp.postSend(SendWr.send(4, serverMemory, 32, SERVER_HELLO.length));
+            Expect.success(Completions.awaitOne(CmSide.cqOf(serverQp)), 4, WcOpcode.SEND);
+            Expect.success(Completions.awaitOne(CmSide.cqOf(clientQp)), 3, WcOpcode.RECV);
+            Bytes.assertAt(clientMemory.segment(), 32, SERVER_HELLO, "the server's SEND");
+        }
+    }
+
+    @Test
     @DisplayName("IBTA 12.6.7, cma.c: rdma_reject sends REJ reason 28 (consumer reject); the client sees REJECTED, status 28, and the private data")
     void rejectCarriesTheConsumerReasonAndPrivateData() throws Exception {
         try (CmSide client = CmSide.first(backend); CmSide server = CmSide.second(backend)) {
