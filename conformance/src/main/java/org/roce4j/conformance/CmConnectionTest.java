@@ -64,12 +64,8 @@ class CmConnectionTest {
             assertThat(child.peerAddress().getAddress()).as("the server's peer address").isEqualTo(client.address);
             assertThat(id.peerAddress()).as("the client's peer address").isEqualTo(listener.localAddress());
 
-            Mr message = client.register(clientQp, 64);
-            Bytes.write(message.segment(), 0, CLIENT_HELLO);
-            clientQp.postSend(SendWr.send(2, message, 0, CLIENT_HELLO.length));
-            Expect.success(Completions.awaitOne(CmSide.cqOf(clientQp)), 2, WcOpcode.SEND);
-            Expect.success(Completions.awaitOne(CmSide.cqOf(serverQp)), 1, WcOpcode.RECV);
-            Bytes.assertAt(landing.segment(), 0, CLIENT_HELLO, "the SEND over the rdma_cm connection");
+            sendOver(clientQp, client.register(clientQp, 64), 0, 2, serverQp, landing, 1, CLIENT_HELLO,
+                    "the SEND over the rdma_cm connection");
         }
     }
 
@@ -100,16 +96,8 @@ class CmConnectionTest {
             Expect.succeeds("rdma_establish", id::establish);
             server.await("event at the server after rdma_establish's RTU", CmEventType.ESTABLISHED);
 
-            Bytes.write(clientMemory.segment(), 0, CLIENT_HELLO);
-            clientQp.postSend(SendWr.send(2, clientMemory, 0, CLIENT_HELLO.length));
-            Expect.success(Completions.awaitOne(CmSide.cqOf(clientQp)), 2, WcOpcode.SEND);
-            Expect.success(Completions.awaitOne(CmSide.cqOf(serverQp)), 1, WcOpcode.RECV);
-            Bytes.assertAt(serverMemory.segment(), 0, CLIENT_HELLO, "the client's SEND");
-            Bytes.write(serverMemory.segment(), 32, SERVER_HELLO);
-            serverQp.postSend(SendWr.send(4, serverMemory, 32, SERVER_HELLO.length));
-            Expect.success(Completions.awaitOne(CmSide.cqOf(serverQp)), 4, WcOpcode.SEND);
-            Expect.success(Completions.awaitOne(CmSide.cqOf(clientQp)), 3, WcOpcode.RECV);
-            Bytes.assertAt(clientMemory.segment(), 32, SERVER_HELLO, "the server's SEND");
+            sendOver(clientQp, clientMemory, 0, 2, serverQp, serverMemory, 1, CLIENT_HELLO, "the client's SEND");
+            sendOver(serverQp, serverMemory, 32, 4, clientQp, clientMemory, 3, SERVER_HELLO, "the server's SEND");
         }
     }
 
@@ -166,6 +154,20 @@ class CmConnectionTest {
     }
 
     /** The event carries the whole field (cma.c: private_data_len = field − header): the data, then zeros. */
+    /**
+     * SENDs {@code data} from {@code memory} at {@code offset} on {@code from} (work request {@code sendId})
+     * to {@code to}, whose receive {@code recvId} waits at the same offset of {@code landing}; both
+     * complete and the bytes arrived.
+     */
+    private static void sendOver(Qp from, Mr memory, int offset, long sendId, Qp to, Mr landing, long recvId,
+                                 byte[] data, String what) {
+        Bytes.write(memory.segment(), offset, data);
+        from.postSend(SendWr.send(sendId, memory, offset, data.length));
+        Expect.success(Completions.awaitOne(CmSide.cqOf(from)), sendId, WcOpcode.SEND);
+        Expect.success(Completions.awaitOne(CmSide.cqOf(to)), recvId, WcOpcode.RECV);
+        Bytes.assertAt(landing.segment(), offset, data, what);
+    }
+
     static void assertPrivateData(String check, byte[] observed, byte[] sent, int field) {
         Expect.outcome(check + ": length", field, observed.length);
         assertThat(Arrays.copyOf(observed, sent.length)).as(check).isEqualTo(sent);

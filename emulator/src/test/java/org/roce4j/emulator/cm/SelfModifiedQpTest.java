@@ -100,6 +100,18 @@ class SelfModifiedQpTest {
         }
     }
 
+    /** A client id connecting to {@code port} (the server listening there) with an {@link OwnQp}'s number. */
+    private record OwnQpClient(CmId id, OwnQp own) {
+    }
+
+    private OwnQpClient connectWithOwnQp(int port, String privateData) {
+        nodes.listen(port, 4);
+        CmId id = nodes.resolvedClient(port);
+        OwnQp own = new OwnQp(id);
+        id.connect(param(privateData).withQpNum(own.qp.qpNum()));
+        return new OwnQpClient(id, own);
+    }
+
     private static void assertEinval(Runnable call) {
         assertThatThrownBy(call::run).isInstanceOfSatisfying(VerbsException.class,
                 e -> assertThat(e.errno()).isEqualTo(Errno.EINVAL));
@@ -130,10 +142,7 @@ class SelfModifiedQpTest {
     @Test
     @DisplayName("cm.c cm_init_qp_rtr_attr / _rts_attr: with the REQ out and no REP, INIT is given (REMOTE_WRITE and READ/ATOMIC for responder resources) but RTR and RTS are EINVAL; RESET is EINVAL")
     void rtrBeforeTheRepIsEinval() {
-        nodes.listen(CmNodes.PORT, 4);
-        CmId clientId = nodes.resolvedClient(CmNodes.PORT);
-        OwnQp own = new OwnQp(clientId);
-        clientId.connect(param(null).withQpNum(own.qp.qpNum()));
+        CmId clientId = connectWithOwnQp(CmNodes.PORT, null).id();
         QpAttr init = clientId.initQpAttributes(QpState.INIT);
         assertThat(init.mask()).isEqualTo(INIT_MASK);
         assertThat(init.qpAccessFlags()).containsExactlyInAnyOrder(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ,
@@ -146,10 +155,9 @@ class SelfModifiedQpTest {
     @Test
     @DisplayName("rping -q: both sides move their own QPs with rdma_init_qp_attr; the client gets CONNECT_RESPONSE (not ESTABLISHED), the RTU goes only at rdma_establish, the server is ESTABLISHED by it; SENDs flow both ways")
     void ownQpsOnBothSidesConnectThroughEstablish() {
-        nodes.listen(CmNodes.PORT, 4);
-        CmId clientId = nodes.resolvedClient(CmNodes.PORT);
-        OwnQp client = new OwnQp(clientId);
-        clientId.connect(param("self").withQpNum(client.qp.qpNum()));
+        OwnQpClient connecting = connectWithOwnQp(CmNodes.PORT, "self");
+        CmId clientId = connecting.id();
+        OwnQp client = connecting.own();
 
         CmEvent request = expect(nodes.server, CmEventType.CONNECT_REQUEST);
         CmId serverId = request.id();
@@ -220,10 +228,7 @@ class SelfModifiedQpTest {
         CmNodes.Connected c = nodes.connectClient();
         assertEinval(c.clientId()::establish);
 
-        nodes.listen(CmNodes.PORT + 1, 4);
-        CmId clientId = nodes.resolvedClient(CmNodes.PORT + 1);
-        OwnQp own = new OwnQp(clientId);
-        clientId.connect(param(null).withQpNum(own.qp.qpNum()));
+        CmId clientId = connectWithOwnQp(CmNodes.PORT + 1, null).id();
         CmEvent request = nextRequest();
         CmId serverId = request.id();
         request.ack();
@@ -236,9 +241,7 @@ class SelfModifiedQpTest {
     @Test
     @DisplayName("cma.c cma_rep_recv: rdma_establish before the REP fails (ib_send_cm_rtu) and resets the client's connection to idle (its REJ); the server's REP then finds an idle id (cm_rep_handler ignores it) and ends UNREACHABLE after its retries")
     void establishBeforeTheRepEndsTheConnection() {
-        nodes.listen(CmNodes.PORT, 4);
-        CmId clientId = nodes.resolvedClient(CmNodes.PORT);
-        clientId.connect(param(null).withQpNum(new OwnQp(clientId).qp.qpNum()));
+        CmId clientId = connectWithOwnQp(CmNodes.PORT, null).id();
         CmEvent request = expect(nodes.server, CmEventType.CONNECT_REQUEST);
         CmId serverId = request.id();
         request.ack();
