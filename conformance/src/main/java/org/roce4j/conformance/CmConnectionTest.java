@@ -64,12 +64,40 @@ class CmConnectionTest {
             assertThat(child.peerAddress().getAddress()).as("the server's peer address").isEqualTo(client.address);
             assertThat(id.peerAddress()).as("the client's peer address").isEqualTo(listener.localAddress());
 
-            Mr message = client.register(clientQp, 64);
-            Bytes.write(message.segment(), 0, CLIENT_HELLO);
-            clientQp.postSend(SendWr.send(2, message, 0, CLIENT_HELLO.length));
-            Expect.success(Completions.awaitOne(CmSide.cqOf(clientQp)), 2, WcOpcode.SEND);
-            Expect.success(Completions.awaitOne(CmSide.cqOf(serverQp)), 1, WcOpcode.RECV);
-            Bytes.assertAt(landing.segment(), 0, CLIENT_HELLO, "the SEND over the rdma_cm connection");
+            sendOver(clientQp, client.register(clientQp, 64), 0, 2, serverQp, landing, 1, CLIENT_HELLO,
+                    "the SEND over the rdma_cm connection");
+        }
+    }
+
+    @Test
+    @DisplayName("librdmacm rdma_init_qp_attr / rdma_establish (rping -q): QPs the applications made and moved themselves; the client gets CONNECT_RESPONSE, its rdma_establish sends the RTU, the server is ESTABLISHED; SENDs both ways")
+    void ownQpsMovedWithInitQpAttrConnectThroughEstablish() throws Exception {
+        try (CmSide client = CmSide.first(backend); CmSide server = CmSide.second(backend)) {
+            CmId listener = server.listener(4);
+            CmId id = client.resolvedTowards(listener.localAddress());
+            Qp clientQp = client.createOwnQp(id);
+            Expect.succeeds("rdma_connect with conn_param.qp_num", () -> id.connect(ConnParam.defaults().withQpNum(clientQp.qpNum())));
+
+            CmSide.Seen request = server.await("event at the listener after rdma_connect", CmEventType.CONNECT_REQUEST);
+            CmId child = server.track(request.id());
+            Qp serverQp = server.createOwnQp(child);
+            CmSide.selfModify(child, serverQp); // before rdma_accept, as rping_accept does
+            Mr serverMemory = server.register(serverQp, 64);
+            serverQp.postRecv(RecvWr.of(1, serverMemory, 0, 64));
+            Expect.succeeds("rdma_accept with conn_param.qp_num",
+                    () -> child.accept(ConnParam.defaults().withQpNum(serverQp.qpNum())));
+
+            CmSide.Seen response = client.await("event at the client (no QP of rdma_create_qp) after rdma_accept",
+                    CmEventType.CONNECT_RESPONSE);
+            assertThat(response.conn().orElseThrow().qpNum()).as("the server's QPN in the REP").isEqualTo(serverQp.qpNum());
+            CmSide.selfModify(id, clientQp);
+            Mr clientMemory = client.register(clientQp, 64);
+            clientQp.postRecv(RecvWr.of(3, clientMemory, 32, 32));
+            Expect.succeeds("rdma_establish", id::establish);
+            server.await("event at the server after rdma_establish's RTU", CmEventType.ESTABLISHED);
+
+            sendOver(clientQp, clientMemory, 0, 2, serverQp, serverMemory, 1, CLIENT_HELLO, "the client's SEND");
+            sendOver(serverQp, serverMemory, 32, 4, clientQp, clientMemory, 3, SERVER_HELLO, "the server's SEND");
         }
     }
 
@@ -126,6 +154,20 @@ class CmConnectionTest {
     }
 
     /** The event carries the whole field (cma.c: private_data_len = field − header): the data, then zeros. */
+    /**
+     * SENDs {@code data} from {@code memory} at {@code offset} on {@code from} (work request {@code sendId})
+     * to {@code to}, whose receive {@code recvId} waits at the same offset of {@code landing}; both
+     * complete and the bytes arrived.
+     */
+    private static void sendOver(Qp from, Mr memory, int offset, long sendId, Qp to, Mr landing, long recvId,
+                                 byte[] data, String what) {
+        Bytes.write(memory.segment(), offset, data);
+        from.postSend(SendWr.send(sendId, memory, offset, data.length));
+        Expect.success(Completions.awaitOne(CmSide.cqOf(from)), sendId, WcOpcode.SEND);
+        Expect.success(Completions.awaitOne(CmSide.cqOf(to)), recvId, WcOpcode.RECV);
+        Bytes.assertAt(landing.segment(), offset, data, what);
+    }
+
     static void assertPrivateData(String check, byte[] observed, byte[] sent, int field) {
         Expect.outcome(check + ": length", field, observed.length);
         assertThat(Arrays.copyOf(observed, sent.length)).as(check).isEqualTo(sent);

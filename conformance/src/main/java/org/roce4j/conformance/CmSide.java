@@ -6,6 +6,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.EnumSet;
 import java.util.Optional;
 import org.roce4j.cm.CmEvent;
 import org.roce4j.cm.CmEventType;
@@ -20,8 +21,10 @@ import org.roce4j.verbs.Device;
 import org.roce4j.verbs.Mr;
 import org.roce4j.verbs.Pd;
 import org.roce4j.verbs.Qp;
+import org.roce4j.verbs.QpAttr;
 import org.roce4j.verbs.QpCap;
 import org.roce4j.verbs.QpInitAttr;
+import org.roce4j.verbs.QpState;
 import org.roce4j.verbs.QpType;
 
 /**
@@ -91,6 +94,27 @@ final class CmSide implements AutoCloseable {
         Qp qp = id.createQp(pd, QpInitAttr.of(QpType.RC, cq, QpCap.of(16, 16)));
         tracked.push(id::destroyQp);
         return qp;
+    }
+
+    /**
+     * A QP the application makes itself on the id's device (not {@code rdma_create_qp}: the id does not
+     * know it) and moves to INIT, as rping {@code -q} does; destroyed (ibv_destroy_qp) before the id.
+     */
+    Qp createOwnQp(CmId id) {
+        Context context = id.verbs().orElseThrow(() -> new AssertionError("the id has no device"));
+        Pd pd = track(context.allocPd());
+        Cq cq = track(context.createCq(32));
+        Qp qp = track(pd.createQp(QpInitAttr.of(QpType.RC, cq, QpCap.of(16, 16))));
+        qp.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(id.portNum())
+                .qpAccessFlags(EnumSet.noneOf(AccessFlag.class)));
+        return qp;
+    }
+
+    /** rping_self_modify_qp: INIT, RTR, RTS, each with what rdma_init_qp_attr gives for the id's connection. */
+    static void selfModify(CmId id, Qp qp) throws Exception {
+        for (QpState state : new QpState[] {QpState.INIT, QpState.RTR, QpState.RTS}) {
+            Expect.succeeds("rdma_init_qp_attr(" + state + ") then ibv_modify_qp", () -> qp.modify(id.initQpAttributes(state)));
+        }
     }
 
     /** Registered memory on the PD of the id's QP. */

@@ -2,6 +2,7 @@ package org.roce4j.ibverbs;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -18,7 +19,10 @@ import org.roce4j.verbs.Context;
 import org.roce4j.verbs.Errno;
 import org.roce4j.verbs.Pd;
 import org.roce4j.verbs.Qp;
+import org.roce4j.verbs.QpAttr;
+import org.roce4j.verbs.QpAttrMask;
 import org.roce4j.verbs.QpInitAttr;
+import org.roce4j.verbs.QpState;
 import org.roce4j.verbs.VerbsException;
 
 /**
@@ -148,6 +152,35 @@ final class IbvCmId extends Resource implements CmId {
     public Optional<Qp> qp() {
         IbvQp current = qp;
         return current == null || current.isClosed() ? Optional.empty() : Optional.of(current);
+    }
+
+    @Override
+    public QpAttr initQpAttributes(QpState state) {
+        Objects.requireNonNull(state, "state");
+        checkOpen("rdma_init_qp_attr");
+        return initQpAttr(runtime.cm, id, state);
+    }
+
+    /**
+     * {@code rdma_init_qp_attr(id, &attr, &mask)} with {@code attr.qp_state = state}: the kernel fills
+     * the {@code ibv_qp_attr} (the layout {@code ibv_modify_qp} writes) and the mask; the fields the mask
+     * names come back, with that mask. Whatever librdmacm answers is the answer (EINVAL in a state the
+     * connection cannot give).
+     */
+    static QpAttr initQpAttr(LibRdmacm cm, MemorySegment id, QpState state) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attr = arena.allocate(Layouts.IBV_QP_ATTR);
+            attr.set(JAVA_INT, Layouts.offset(Layouts.IBV_QP_ATTR, "qp_state"), state.value());
+            MemorySegment mask = arena.allocate(JAVA_INT);
+            LibIbverbs.status("rdma_init_qp_attr", cm.initQpAttr, id, attr, mask);
+            return IbvQp.read(attr, QpAttrMask.of(mask.get(JAVA_INT, 0)));
+        }
+    }
+
+    /** {@code rdma_establish}: librdmacm refuses an id with a QP of its own (EINVAL) and sends the RTU otherwise. */
+    @Override
+    public void establish() {
+        call("rdma_establish", arena -> LibIbverbs.status("rdma_establish", runtime.cm.establish, id));
     }
 
     @Override

@@ -96,34 +96,45 @@ final class IbvQp extends Resource implements Qp {
         checkOpen("ibv_modify_qp");
         try (Arena scratch = Arena.ofConfined()) {
             MemorySegment a = scratch.allocate(A);
-            set(a, "qp_state", attr.qpState().value());
-            set(a, "cur_qp_state", attr.curQpState().value());
-            set(a, "path_mtu", attr.pathMtu().value());
-            set(a, "qkey", attr.qkey());
-            set(a, "rq_psn", attr.rqPsn());
-            set(a, "sq_psn", attr.sqPsn());
-            set(a, "dest_qp_num", attr.destQpNum());
-            set(a, "qp_access_flags", AccessFlag.bits(attr.qpAccessFlags()));
-            QpCap cap = attr.cap();
-            set(a, "cap.max_send_wr", cap.maxSendWr());
-            set(a, "cap.max_recv_wr", cap.maxRecvWr());
-            set(a, "cap.max_send_sge", cap.maxSendSge());
-            set(a, "cap.max_recv_sge", cap.maxRecvSge());
-            set(a, "cap.max_inline_data", cap.maxInlineData());
-            if (attr.ahAttr() != null) {
-                IbvPd.writeAhAttr(a.asSlice(Layouts.offset(A, "ah_attr"), Layouts.IBV_AH_ATTR), attr.ahAttr());
-            }
-            a.set(JAVA_SHORT, Layouts.offset(A, "pkey_index"), (short) attr.pkeyIndex());
-            setByte(a, "en_sqd_async_notify", attr.enSqdAsyncNotify() ? 1 : 0);
-            setByte(a, "max_rd_atomic", attr.maxRdAtomic());
-            setByte(a, "max_dest_rd_atomic", attr.maxDestRdAtomic());
-            setByte(a, "min_rnr_timer", attr.minRnrTimer());
-            setByte(a, "port_num", attr.portNum());
-            setByte(a, "timeout", attr.timeout());
-            setByte(a, "retry_cnt", attr.retryCnt());
-            setByte(a, "rnr_retry", attr.rnrRetry());
+            write(a, attr);
             LibIbverbs.status("ibv_modify_qp", pd.context.lib.modifyQp, qp, a, QpAttrMask.bits(mask));
         }
+    }
+
+    /**
+     * Writes every field of {@code attr} into a native {@code struct ibv_qp_attr} (the mask says which the
+     * callee reads): {@code ibv_modify_qp}'s argument.
+     *
+     * @param a    the native struct
+     * @param attr the attributes
+     */
+    static void write(MemorySegment a, QpAttr attr) {
+        set(a, "qp_state", attr.qpState().value());
+        set(a, "cur_qp_state", attr.curQpState().value());
+        set(a, "path_mtu", attr.pathMtu().value());
+        set(a, "qkey", attr.qkey());
+        set(a, "rq_psn", attr.rqPsn());
+        set(a, "sq_psn", attr.sqPsn());
+        set(a, "dest_qp_num", attr.destQpNum());
+        set(a, "qp_access_flags", AccessFlag.bits(attr.qpAccessFlags()));
+        QpCap cap = attr.cap();
+        set(a, "cap.max_send_wr", cap.maxSendWr());
+        set(a, "cap.max_recv_wr", cap.maxRecvWr());
+        set(a, "cap.max_send_sge", cap.maxSendSge());
+        set(a, "cap.max_recv_sge", cap.maxRecvSge());
+        set(a, "cap.max_inline_data", cap.maxInlineData());
+        if (attr.ahAttr() != null) {
+            IbvPd.writeAhAttr(a.asSlice(Layouts.offset(A, "ah_attr"), Layouts.IBV_AH_ATTR), attr.ahAttr());
+        }
+        a.set(JAVA_SHORT, Layouts.offset(A, "pkey_index"), (short) attr.pkeyIndex());
+        setByte(a, "en_sqd_async_notify", attr.enSqdAsyncNotify() ? 1 : 0);
+        setByte(a, "max_rd_atomic", attr.maxRdAtomic());
+        setByte(a, "max_dest_rd_atomic", attr.maxDestRdAtomic());
+        setByte(a, "min_rnr_timer", attr.minRnrTimer());
+        setByte(a, "port_num", attr.portNum());
+        setByte(a, "timeout", attr.timeout());
+        setByte(a, "retry_cnt", attr.retryCnt());
+        setByte(a, "rnr_retry", attr.rnrRetry());
     }
 
     /** A uint8_t field: a value that does not fit is EINVAL here rather than silently truncated. */
@@ -157,28 +168,56 @@ final class IbvQp extends Resource implements Qp {
             int all = QpAttrMask.bits(EnumSet.allOf(QpAttrMask.class));
             LibIbverbs.status("ibv_query_qp", pd.context.lib.queryQp, qp, a, all, init);
             QpState state = state(get(a, "qp_state"));
-            QpAttr attr = new QpAttr()
-                    .qpState(state).curQpState(state(get(a, "cur_qp_state")))
-                    .qkey(get(a, "qkey")).rqPsn(get(a, "rq_psn")).sqPsn(get(a, "sq_psn"))
-                    .destQpNum(get(a, "dest_qp_num"))
-                    .qpAccessFlags(AccessFlag.of(get(a, "qp_access_flags")))
-                    .cap(new QpCap(get(a, "cap.max_send_wr"), get(a, "cap.max_recv_wr"), get(a, "cap.max_send_sge"),
-                            get(a, "cap.max_recv_sge"), get(a, "cap.max_inline_data")))
-                    .pkeyIndex(Short.toUnsignedInt(a.get(JAVA_SHORT, Layouts.offset(A, "pkey_index"))))
-                    .enSqdAsyncNotify(getByte(a, "en_sqd_async_notify") != 0)
-                    .maxRdAtomic(getByte(a, "max_rd_atomic")).maxDestRdAtomic(getByte(a, "max_dest_rd_atomic"))
-                    .minRnrTimer(getByte(a, "min_rnr_timer")).portNum(getByte(a, "port_num"))
-                    .timeout(getByte(a, "timeout")).retryCnt(getByte(a, "retry_cnt")).rnrRetry(getByte(a, "rnr_retry"))
-                    .reportSqDraining(getByte(a, "sq_draining") != 0);
+            EnumSet<QpAttrMask> fields = EnumSet.allOf(QpAttrMask.class);
             int mtu = get(a, "path_mtu");
-            if (mtu >= 1 && mtu <= 5) {
-                attr.pathMtu(Mtu.of(mtu));
+            if (mtu < 1 || mtu > 5) {
+                fields.remove(QpAttrMask.PATH_MTU); // a QP before RTR has none
             }
-            if (type() != QpType.UD && state != QpState.RESET && state != QpState.INIT) {
-                attr.ahAttr(IbvPd.readAhAttr(a.asSlice(Layouts.offset(A, "ah_attr"), Layouts.IBV_AH_ATTR)));
+            if (type() == QpType.UD || state == QpState.RESET || state == QpState.INIT) {
+                fields.remove(QpAttrMask.AV);
             }
-            return attr;
+            return read(a, fields).reportSqDraining(getByte(a, "sq_draining") != 0);
         }
+    }
+
+    /**
+     * {@return the fields of a native {@code struct ibv_qp_attr} that {@code fields} names, in a
+     * {@link QpAttr} whose mask is exactly those}: what {@code ibv_query_qp} and {@code rdma_init_qp_attr}
+     * fill in. Fields the API has no place for (alternate path, migration state) are left out.
+     *
+     * @param a      the native struct
+     * @param fields which fields to read
+     */
+    static QpAttr read(MemorySegment a, Set<QpAttrMask> fields) {
+        QpAttr attr = new QpAttr();
+        for (QpAttrMask field : fields) {
+            switch (field) {
+                case STATE -> attr.qpState(state(get(a, "qp_state")));
+                case CUR_STATE -> attr.curQpState(state(get(a, "cur_qp_state")));
+                case EN_SQD_ASYNC_NOTIFY -> attr.enSqdAsyncNotify(getByte(a, "en_sqd_async_notify") != 0);
+                case ACCESS_FLAGS -> attr.qpAccessFlags(AccessFlag.of(get(a, "qp_access_flags")));
+                case PKEY_INDEX -> attr.pkeyIndex(Short.toUnsignedInt(a.get(JAVA_SHORT, Layouts.offset(A, "pkey_index"))));
+                case PORT -> attr.portNum(getByte(a, "port_num"));
+                case QKEY -> attr.qkey(get(a, "qkey"));
+                case AV -> attr.ahAttr(IbvPd.readAhAttr(a.asSlice(Layouts.offset(A, "ah_attr"), Layouts.IBV_AH_ATTR)));
+                case PATH_MTU -> attr.pathMtu(Mtu.of(get(a, "path_mtu")));
+                case TIMEOUT -> attr.timeout(getByte(a, "timeout"));
+                case RETRY_CNT -> attr.retryCnt(getByte(a, "retry_cnt"));
+                case RNR_RETRY -> attr.rnrRetry(getByte(a, "rnr_retry"));
+                case RQ_PSN -> attr.rqPsn(get(a, "rq_psn"));
+                case MAX_QP_RD_ATOMIC -> attr.maxRdAtomic(getByte(a, "max_rd_atomic"));
+                case MIN_RNR_TIMER -> attr.minRnrTimer(getByte(a, "min_rnr_timer"));
+                case SQ_PSN -> attr.sqPsn(get(a, "sq_psn"));
+                case MAX_DEST_RD_ATOMIC -> attr.maxDestRdAtomic(getByte(a, "max_dest_rd_atomic"));
+                case CAP -> attr.cap(new QpCap(get(a, "cap.max_send_wr"), get(a, "cap.max_recv_wr"),
+                        get(a, "cap.max_send_sge"), get(a, "cap.max_recv_sge"), get(a, "cap.max_inline_data")));
+                case DEST_QPN -> attr.destQpNum(get(a, "dest_qp_num"));
+                case ALT_PATH, PATH_MIG_STATE -> {
+                    // QpAttr has no alternate path
+                }
+            }
+        }
+        return attr;
     }
 
     /** {@code enum ibv_qp_state}; IBV_QPS_UNKNOWN (7), which the API has no name for, reads as ERR. */

@@ -50,6 +50,8 @@ final class LibRdmacm {
     final MethodHandle createQp;
     final MethodHandle destroyQp;
     final MethodHandle migrateId;
+    final MethodHandle initQpAttr;
+    final MethodHandle establish;
     final MethodHandle getSrcPort;
     final MethodHandle getDstPort;
     final MethodHandle eventStr;
@@ -80,6 +82,8 @@ final class LibRdmacm {
         createQp = errnoCall("rdma_create_qp", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
         destroyQp = plain("rdma_destroy_qp", FunctionDescriptor.ofVoid(ADDRESS));
         migrateId = errnoCall("rdma_migrate_id", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+        initQpAttr = errnoCall("rdma_init_qp_attr", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+        establish = errnoCall("rdma_establish", FunctionDescriptor.of(JAVA_INT, ADDRESS));
         getSrcPort = plain("rdma_get_src_port", FunctionDescriptor.of(JAVA_SHORT, ADDRESS));
         getDstPort = plain("rdma_get_dst_port", FunctionDescriptor.of(JAVA_SHORT, ADDRESS));
         eventStr = plain("rdma_event_str", FunctionDescriptor.of(

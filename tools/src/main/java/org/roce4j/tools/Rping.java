@@ -294,7 +294,7 @@ final class Rping {
         } else {
             ret = 0;
         }
-        disconnect(cb.child);
+        disconnect(cb, cb.child);
         cb.joinCqThread();
         // rping destroys the child id first and its QP after (ibv_destroy_qp); here the id owns the
         // QP it made, so the QP goes first, then the id.
@@ -333,11 +333,20 @@ final class Rping {
 
     // rping_accept: rdma_accept(child, NULL) takes responder resources and initiator depth from the
     // request (capped by the device) and retry counts 7 (librdmacm ucma_copy_conn_param_to_kern);
-    // rping's client asks for 1 and 1, which is ConnParam.defaults().
+    // rping's client asks for 1 and 1, which is ConnParam.defaults(). With -q rping first moves its own
+    // QP to RTS (rping_self_modify_qp) and accepts with rping_init_conn_param's values and its QPN.
     private int accept(RpingConnection cb) {
         cb.debug("accepting client connection request%n");
+        ConnParam param = ConnParam.defaults();
+        if (options.selfCreateQp()) {
+            int ret = cb.selfModifyQp(cb.child);
+            if (ret != 0) {
+                return ret;
+            }
+            param = param.withQpNum(cb.qpNum());
+        }
         try {
-            cb.child.accept(ConnParam.defaults());
+            cb.child.accept(param);
         } catch (RuntimeException e) {
             err.println(perror("rdma_accept", e));
             return -1;
@@ -350,8 +359,11 @@ final class Rping {
         return 0;
     }
 
-    // rping_disconnect
-    private void disconnect(CmId id) {
+    // rping_disconnect: with -q, the QP to ERR first (ibv_modify_qp; its failure is rping's return)
+    private void disconnect(RpingConnection cb, CmId id) {
+        if (cb.moveOwnQpToError() != 0) {
+            return;
+        }
         try {
             id.disconnect();
         } catch (RuntimeException ignored) {
@@ -403,7 +415,8 @@ final class Rping {
     // rping_connect_client
     private int connectClient(RpingConnection cb) {
         try {
-            cb.cmId.connect(ConnParam.defaults()); // rping_init_conn_param: 1, 1, retry 7, RNR retry 7
+            ConnParam param = ConnParam.defaults(); // rping_init_conn_param: 1, 1, retry 7, RNR retry 7
+            cb.cmId.connect(options.selfCreateQp() ? param.withQpNum(cb.qpNum()) : param); // -q: conn_param.qp_num
         } catch (RuntimeException e) {
             err.println(perror("rdma_connect", e));
             return -1;
@@ -412,6 +425,20 @@ final class Rping {
         if (cb.state != RpingConnection.State.CONNECTED) {
             err.printf("wait for CONNECTED state %d%n", cb.state.value());
             return -1;
+        }
+        if (options.selfCreateQp()) {
+            // -q: the id got CONNECT_RESPONSE; rping moves its QP, then rdma_establish sends the RTU.
+            int ret = cb.selfModifyQp(cb.cmId);
+            if (ret != 0) {
+                err.println(perror("rping_modify_qp", cb.lastFailure()));
+                return ret;
+            }
+            try {
+                cb.cmId.establish();
+            } catch (RuntimeException e) {
+                err.println(perror("rdma_establish", e));
+                return -1;
+            }
         }
         cb.debug("rdma_connect successful%n");
         return 0;
@@ -437,7 +464,7 @@ final class Rping {
             } else {
                 ret = 0;
             }
-            disconnect(cb.cmId);
+            disconnect(cb, cb.cmId);
         }
         cb.joinCqThread();
         cb.freeBuffers();

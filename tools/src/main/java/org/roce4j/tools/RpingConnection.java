@@ -16,8 +16,10 @@ import org.roce4j.verbs.Cq;
 import org.roce4j.verbs.Mr;
 import org.roce4j.verbs.Pd;
 import org.roce4j.verbs.Qp;
+import org.roce4j.verbs.QpAttr;
 import org.roce4j.verbs.QpCap;
 import org.roce4j.verbs.QpInitAttr;
+import org.roce4j.verbs.QpState;
 import org.roce4j.verbs.QpType;
 import org.roce4j.verbs.RecvWr;
 import org.roce4j.verbs.SendWr;
@@ -78,6 +80,7 @@ final class RpingConnection {
     private RpingData.Info remote;
     private Thread cqThread;
     private volatile boolean stopCqThread;
+    private RuntimeException lastFailure;
 
     RpingConnection(Rping.Options options, PrintWriter out, PrintWriter err) {
         this.options = options;
@@ -147,6 +150,9 @@ final class RpingConnection {
     // rping_create_qp: RC, 16 sends, 2 receives, one SGE each, one CQ for both
     private int createQp(CmId id) {
         QpInitAttr init = new QpInitAttr(QpType.RC, cq, cq, null, new QpCap(SQ_DEPTH, 2, 1, 1, 0), false);
+        if (options.selfCreateQp()) {
+            return createOwnQp(id, init);
+        }
         try {
             qp = id.createQp(pd, init);
             qpOwner = id;
@@ -158,11 +164,86 @@ final class RpingConnection {
         }
     }
 
+    /**
+     * rping_create_qp with -q: ibv_create_qp on the PD, then INIT by rping itself (P_Key index 0, the
+     * id's port, no remote access); the id does not know the QP, so it gets CONNECT_RESPONSE.
+     */
+    private int createOwnQp(CmId id, QpInitAttr init) {
+        try {
+            qp = pd.createQp(init);
+        } catch (RuntimeException e) {
+            err.println(Rping.perror("ibv_create_qp", e));
+            return -1;
+        }
+        qpOwner = null;
+        try {
+            qp.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(id.portNum())
+                    .qpAccessFlags(EnumSet.noneOf(AccessFlag.class)));
+        } catch (RuntimeException e) {
+            err.println(Rping.perror("ibv_modify_qp", e));
+            return -1; // rping_setup_qp's error path destroys the QP (freeQp)
+        }
+        debug("created qp %s%n", qp);
+        return 0;
+    }
+
+    /**
+     * rping_self_modify_qp: INIT, RTR, RTS, each with rdma_init_qp_attr's attributes and mask;
+     * {@return 0, -1 when rdma_init_qp_attr failed, or ibv_modify_qp's errno}
+     *
+     * @param id the id whose connection the QP follows
+     */
+    int selfModifyQp(CmId id) {
+        for (QpState state : new QpState[] {QpState.INIT, QpState.RTR, QpState.RTS}) {
+            QpAttr attr;
+            try {
+                attr = id.initQpAttributes(state);
+            } catch (RuntimeException e) {
+                lastFailure = e;
+                return -1;
+            }
+            try {
+                qp.modify(attr);
+            } catch (RuntimeException e) {
+                lastFailure = e;
+                return errno(e);
+            }
+        }
+        return 0;
+    }
+
+    /** What rping's perror would print after {@link #selfModifyQp} failed: its errno's text. */
+    RuntimeException lastFailure() {
+        return lastFailure;
+    }
+
+    /** {@return the QP's number: {@code conn_param.qp_num} for -q} */
+    int qpNum() {
+        return qp.qpNum();
+    }
+
+    /** rping_disconnect with -q: the QP to ERR by rping itself (ibv_modify_qp), before rdma_disconnect. */
+    int moveOwnQpToError() {
+        if (!options.selfCreateQp() || qp == null) {
+            return 0;
+        }
+        try {
+            qp.modify(new QpAttr().qpState(QpState.ERR));
+            return 0;
+        } catch (RuntimeException e) {
+            return errno(e);
+        }
+    }
+
     // rping_free_qp (also the error path of rping_setup_qp)
     int freeQp(int ret) {
         if (qp != null) {
             try {
-                qpOwner.destroyQp(); // rdma_create_qp made it, so the id destroys it (rdma_destroy_qp)
+                if (qpOwner != null) {
+                    qpOwner.destroyQp(); // rdma_create_qp made it, so the id destroys it (rdma_destroy_qp)
+                } else {
+                    qp.close(); // -q: ibv_destroy_qp
+                }
             } catch (RuntimeException ignored) {
                 // the id may be gone with its QP already; rping ignores ibv_destroy_qp's result too
             }

@@ -53,6 +53,34 @@ class RpingTest {
         assertThat(run.client().errLines()).allMatch(line -> line.equals("client DISCONNECT EVENT..."));
     }
 
+    @ParameterizedTest(name = "server -q {0}, client -q {1}")
+    @org.junit.jupiter.params.provider.CsvSource({"true, true", "false, true", "true, false"})
+    @DisplayName("rping -q (rping_self_modify_qp): a QP of ibv_create_qp moved with rdma_init_qp_attr — the client on "
+            + "CONNECT_RESPONSE then rdma_establish, the server before rdma_accept; either side alone or both: "
+            + "-C 10 -V runs as without -q, both exit 0")
+    void selfCreatedQp(boolean serverQ, boolean clientQ) throws Exception {
+        List<String> server = new ArrayList<>(List.of("rping", "-s", "-a", "10.0.0.1", "-p", "0", "-C", "10", "-V", "-v"));
+        List<String> client = new ArrayList<>(List.of("rping", "-c", "-a", "10.0.0.1", "-I", "10.0.0.2", "-C", "10",
+                "-V", "-v"));
+        if (serverQ) {
+            server.add("-q");
+        }
+        if (clientQ) {
+            client.add("-q");
+        }
+        CmToolRuns.Pair run = CmToolRuns.pair(server.toArray(String[]::new), "-p", client.toArray(String[]::new));
+
+        assertThat(run.client().exit()).as(run.client().toString()).isZero();
+        assertThat(run.server().exit()).as(run.server().toString()).isZero();
+        List<String> clientLines = new ArrayList<>();
+        for (int ping = 0; ping < 10; ping++) {
+            clientLines.add("ping data: " + pingText(ping, 64));
+        }
+        assertThat(run.client().lines()).containsExactlyElementsOf(clientLines);
+        assertThat(run.server().lines()).hasSize(10);
+        assertThat(run.client().errLines()).allMatch(line -> line.equals("client DISCONNECT EVENT..."));
+    }
+
     @Test
     @DisplayName("rping -V catches an echo that differs from the ping (a server spoiling what it writes, "
             + "--corrupt-write-for-test): 'data mismatch!', 'rping client failed: -1', exit 255; no ping line is printed")

@@ -14,7 +14,10 @@ public enum CmEventType {
     ROUTE_ERROR(3),
     /** {@code RDMA_CM_EVENT_CONNECT_REQUEST}: a listener got a request; the event's id is the new one. */
     CONNECT_REQUEST(4),
-    /** {@code RDMA_CM_EVENT_CONNECT_RESPONSE}: a reply to an id without a QP (the user sends the RTU). */
+    /**
+     * {@code RDMA_CM_EVENT_CONNECT_RESPONSE}: the REP for an id without a QP of {@link CmId#createQp}; the
+     * application moves its own QP ({@link CmId#initQpAttributes}) and sends the RTU with {@link CmId#establish}.
+     */
     CONNECT_RESPONSE(5),
     /** {@code RDMA_CM_EVENT_CONNECT_ERROR}: the connection could not be set up. */
     CONNECT_ERROR(6),

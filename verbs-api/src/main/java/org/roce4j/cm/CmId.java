@@ -6,7 +6,9 @@ import java.util.Optional;
 import org.roce4j.verbs.Context;
 import org.roce4j.verbs.Pd;
 import org.roce4j.verbs.Qp;
+import org.roce4j.verbs.QpAttr;
 import org.roce4j.verbs.QpInitAttr;
+import org.roce4j.verbs.QpState;
 import org.roce4j.verbs.QpType;
 
 /**
@@ -87,8 +89,45 @@ public interface CmId extends AutoCloseable {
     Optional<Qp> qp();
 
     /**
-     * {@code rdma_connect}: sends a REQ (a SIDR_REQ for UD). ESTABLISHED (or CONNECT_RESPONSE without
-     * a QP), REJECTED, UNREACHABLE or CONNECT_ERROR follows.
+     * {@code rdma_init_qp_attr}: the attributes, with their mask, that move a QP the application made
+     * itself (not by {@link #createQp}) to {@code state} for this id's connection — what the CM would
+     * apply to a QP of its own: {@code qp.modify(id.initQpAttributes(QpState.RTR))}. The kernel computes
+     * them (cma.c {@code rdma_init_qp_attr}, cm.c {@code cm_init_qp_init_attr} / {@code _rtr_attr} /
+     * {@code _rts_attr}): INIT gives the P_Key index, port and access flags (remote write, and read and
+     * atomic when the connection has responder resources); RTR the address vector, path MTU, the peer's
+     * QPN, {@code rq_psn}, {@code max_dest_rd_atomic} and {@code min_rnr_timer}; RTS {@code sq_psn}, the
+     * ACK timeout, the retry counts and {@code max_rd_atomic}. The returned {@link QpAttr#mask()} is the
+     * mask librdmacm returns, and {@link QpAttr#qpState()} is {@code state}.
+     *
+     * <p>As in the kernel, an RC/UC id with no connection yet (before {@link #connect}, or a UD id at
+     * any time) answers with the INIT attributes ({@code cma_ib_init_qp_attr}: access flags 0; a UD id
+     * the Q_Key) whatever state is asked.
+     *
+     * @param state the state to move the QP to: INIT, RTR or RTS
+     * @return the attributes; their mask is what to modify with
+     * @throws org.roce4j.verbs.VerbsException EINVAL when the id has no device, or when its connection
+     *         cannot give that state yet (RTR or RTS before the REQ or the REP has arrived, any state once
+     *         the connection has ended) or the state is not INIT, RTR or RTS
+     */
+    QpAttr initQpAttributes(QpState state);
+
+    /**
+     * {@code rdma_establish}: on an active id without a QP made by {@link #createQp}, after its
+     * CONNECT_RESPONSE and after the application moved its own QP to RTS ({@link #initQpAttributes}),
+     * sends the RTU. The passive side then gets ESTABLISHED; this id gets no further event, as with
+     * librdmacm (its {@code rdma_establish} only writes the kernel's accept, {@code cma_rep_recv}).
+     *
+     * @throws org.roce4j.verbs.VerbsException EINVAL when the id has a QP from {@link #createQp}, is
+     *         not connecting, or has no REP to answer (before the REP the kernel also rejects the
+     *         connection: {@code cma_rep_recv} sends a REJ when {@code ib_send_cm_rtu} fails)
+     */
+    void establish();
+
+    /**
+     * {@code rdma_connect}: sends a REQ (a SIDR_REQ for UD). ESTABLISHED, REJECTED, UNREACHABLE or
+     * CONNECT_ERROR follows; an id without a QP from {@link #createQp} (its own QP's number in
+     * {@link ConnParam#qpNum}) gets CONNECT_RESPONSE instead of ESTABLISHED and answers with
+     * {@link #establish}.
      *
      * @param param what to announce; its private data at most {@link PrivateDataLimits#connect}
      * @throws org.roce4j.verbs.VerbsException EINVAL before ROUTE_RESOLVED or with too much private data

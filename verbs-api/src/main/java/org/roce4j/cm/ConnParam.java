@@ -80,6 +80,16 @@ public record ConnParam(byte[] privateData, int responderResources, int initiato
         return new ConnParam(privateData, responderResources, initiatorDepth, flowControl, retry, rnrRetry, srq, qpNum);
     }
 
+    /**
+     * {@return a copy announcing this QP number: the application's own QP, for an id without one of
+     * {@link CmId#createQp} (rping {@code -q}: {@code conn_param.qp_num = cb->qp->qp_num})}
+     *
+     * @param qpn the QP number, 24 bits
+     */
+    public ConnParam withQpNum(int qpn) {
+        return new ConnParam(privateData, responderResources, initiatorDepth, flowControl, retryCount, rnrRetryCount, srq, qpn);
+    }
+
     /** {@return a copy of the private data} */
     @Override
     public byte[] privateData() {

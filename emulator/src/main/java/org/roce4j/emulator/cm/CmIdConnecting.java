@@ -1,22 +1,17 @@
 package org.roce4j.emulator.cm;
 
 import java.net.InetAddress;
-import java.util.EnumSet;
-import java.util.Set;
 import org.roce4j.cm.CmEventType;
 import org.roce4j.cm.ConnParam;
 import org.roce4j.cm.PortSpace;
 import org.roce4j.cm.PrivateDataLimits;
 import org.roce4j.cm.UdParam;
 import org.roce4j.emulator.verbs.EmulatedQp;
-import org.roce4j.verbs.AccessFlag;
 import org.roce4j.verbs.AhAttr;
 import org.roce4j.verbs.Errno;
-import org.roce4j.verbs.Mtu;
 import org.roce4j.verbs.Pd;
 import org.roce4j.verbs.Qp;
 import org.roce4j.verbs.QpAttr;
-import org.roce4j.verbs.QpBringUp;
 import org.roce4j.verbs.QpInitAttr;
 import org.roce4j.verbs.QpState;
 import org.roce4j.verbs.VerbsException;
@@ -36,8 +31,7 @@ import org.roce4j.wire.mad.SidrStatus;
  * {@code cma_modify_qp_rtr}/{@code cma_modify_qp_rts} with {@code ib_cm_init_qp_attr}'s values).
  */
 final class CmIdConnecting {
-    /** cma.c: a RoCE path's hop limit (the route's TTL) and LIDs (the permissive LID). */
-    private static final int HOP_LIMIT = 64;
+    /** cma.c: a RoCE path's LIDs (the permissive LID). */
     private static final int PERMISSIVE_LID = 0xFFFF;
 
     private final EmulatedCmId id;
@@ -62,13 +56,9 @@ final class CmIdConnecting {
             if (pd.context() != id.host.context(id.rnic)) {
                 throw new VerbsException(Errno.EINVAL, "rdma_create_qp: the PD is not on the id's device context");
             }
+            // librdmacm ucma_init_conn_qp / ucma_init_ud_qp: INIT with what rdma_init_qp_attr gives now.
+            QpAttr init = CmQpAttributes.of(id, QpState.INIT);
             Qp qp = pd.createQp(attr);
-            QpAttr init = new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1);
-            if (id.isUd()) {
-                init.qkey(UdParam.RDMA_UDP_QKEY);
-            } else {
-                init.qpAccessFlags(EnumSet.noneOf(AccessFlag.class));
-            }
             try {
                 qp.modify(init);
                 if (id.isUd()) {
@@ -97,11 +87,11 @@ final class CmIdConnecting {
                 resolveService(cm, param);
                 return;
             }
-            id.startingPsn = cm.random.nextInt() & 0xFFFFFF;
+            int psn = startingPsn();
             CmConnection c = cm.newConnection(id.localGid, id.remoteGid);
             c.user = id;
             c.localQpn = id.qp != null ? id.qp.qpNum() : param.qpNum();
-            c.startingPsn = id.startingPsn;
+            c.startingPsn = psn;
             c.pathMtu = id.rnic.activeMtu.value();
             c.responderResources = param.responderResources();
             c.initiatorDepth = param.initiatorDepth();
@@ -154,7 +144,7 @@ final class CmIdConnecting {
     private ConnectRequest request(CmConnection c, ConnParam param) {
         long serviceId = ServiceId.of(id.space.value(), id.peer.getPort());
         CmPath primary = new CmPath(PERMISSIVE_LID, PERMISSIVE_LID, id.localGid.raw(), id.remoteGid.raw(), 0, 0, 0,
-                HOP_LIMIT, 0, false, c.localAckTimeout);
+                CmQpAttributes.HOP_LIMIT, 0, false, c.localAckTimeout);
         return new ConnectRequest(c.localId, serviceId, id.rnic.nodeGuid, 0, c.localQpn, c.responderResources, 0,
                 c.initiatorDepth, 0, CmTiming.CMA_CM_RESPONSE_TIMEOUT, 0, param.flowControl() != 0, c.startingPsn,
                 CmTiming.CMA_CM_RESPONSE_TIMEOUT, c.retryCount, 0xFFFF, c.pathMtu, false, c.rnrRetryCount,
@@ -174,19 +164,21 @@ final class CmIdConnecting {
         return data;
     }
 
-    /** cma_ib_handler IB_CM_REP_RECEIVED → cma_rep_recv: RTR, RTS, the RTU; ESTABLISHED (CONNECT_RESPONSE without a QP). */
+    /**
+     * cma_ib_handler IB_CM_REP_RECEIVED → cma_rep_recv: RTR, RTS, the RTU; ESTABLISHED. An id without a
+     * QP of {@code rdma_create_qp} gets CONNECT_RESPONSE and sends no RTU: the application moves its own
+     * QP and calls {@link #establish} (librdmacm rdma_get_cm_event: CONNECT_RESPONSE when {@code !id->qp}).
+     */
     void repReceived(ConnectReply reply) {
         CmConnection c = id.connection;
         ConnParam conn = new ConnParam(reply.privateData(), reply.responderResources(), reply.initiatorDepth(),
                 reply.endToEndFlowControl() ? 1 : 0, 0, reply.rnrRetryCount(), reply.srq(), reply.localQpn());
         if (id.qp == null) {
-            // The API has no rdma_establish: the RTU goes now, as librdmacm's ucma_process_conn_resp sends it.
-            c.sendRtu();
             id.post(CmEventType.CONNECT_RESPONSE, 0, conn);
             return;
         }
         try {
-            bringUp(c);
+            bringUp();
         } catch (VerbsException e) {
             c.sendRej(CmConnection.REJ_CONSUMER_DEFINED, null);
             id.post(CmEventType.CONNECT_ERROR, -e.errno().number(), conn);
@@ -194,6 +186,42 @@ final class CmIdConnecting {
         }
         c.sendRtu();
         id.post(CmEventType.ESTABLISHED, 0, conn);
+    }
+
+    /**
+     * rdma_establish: librdmacm refuses an id with a QP of its own, then writes the kernel's accept
+     * without parameters (ucma_process_conn_resp), which on an id in CONNECT is cma_rep_recv:
+     * ib_send_cm_rtu, and when that fails (no REP to answer) a REJ, consumer defined, and the error.
+     */
+    void establish() {
+        id.lockedRun(() -> {
+            if (id.qp != null) {
+                throw new VerbsException(Errno.EINVAL, "rdma_establish: the id has a QP of rdma_create_qp");
+            }
+            CmConnection c = id.connection;
+            if (id.state != RdmaCmState.CONNECT || c == null || id.isUd()) {
+                throw new VerbsException(Errno.EINVAL, "rdma_establish: the id is " + id.state + ", not connecting");
+            }
+            if (c.state == CmState.REP_RCVD) {
+                c.sendRtu();
+                return;
+            }
+            c.sendRej(CmConnection.REJ_CONSUMER_DEFINED, null); // cma_rep_recv's reject: only in the REQ/REP states
+            throw new VerbsException(Errno.EINVAL, "rdma_establish: the connection is " + c.state + ", not REP_RCVD");
+        });
+    }
+
+    /**
+     * {@return cma.c {@code id_priv->seq_num}: the first PSN this side sends, random 24 bits} Linux draws
+     * it when the id is made; here it is drawn when first needed (connect, accept, or an RTR's
+     * {@code rq_psn} asked before the accept), so ids that never ask draw nothing.
+     */
+    int startingPsn() {
+        if (!id.startingPsnDrawn) {
+            id.startingPsn = CommunicationManager.of(id.rnic).random.nextInt() & 0xFFFFFF;
+            id.startingPsnDrawn = true;
+        }
+        return id.startingPsn;
     }
 
     // ---- passive side -----------------------------------------------------------------------
@@ -213,9 +241,7 @@ final class CmIdConnecting {
                         param.privateData());
                 return;
             }
-            CommunicationManager cm = CommunicationManager.of(id.rnic);
-            id.startingPsn = cm.random.nextInt() & 0xFFFFFF;
-            c.startingPsn = id.startingPsn;
+            c.startingPsn = startingPsn();
             c.localQpn = id.qp != null ? id.qp.qpNum() : param.qpNum();
             // The peer's initiator depth was taken as our responder resources (cm_req_handler); the
             // consumer's answer caps both, and our initiator depth never exceeds the peer's resources.
@@ -223,7 +249,7 @@ final class CmIdConnecting {
             c.responderResources = param.responderResources();
             c.initiatorDepth = Math.min(param.initiatorDepth(), peerResponderResources);
             if (id.qp != null) {
-                bringUp(c);
+                bringUp();
                 if (id.qp instanceof EmulatedQp emulated) {
                     emulated.firstRequestHook = c::rtuReceived; // IBTA communication established
                 }
@@ -301,23 +327,15 @@ final class CmIdConnecting {
         }
     }
 
-    /** INIT → INIT (access flags), RTR, RTS with the negotiated values: ib_cm_init_qp_attr's. */
-    private void bringUp(CmConnection c) {
-        Set<AccessFlag> access = EnumSet.of(AccessFlag.REMOTE_WRITE);
-        if (c.responderResources > 0) {
-            access.add(AccessFlag.REMOTE_READ); // cm_init_qp_init_attr
-            access.add(AccessFlag.REMOTE_ATOMIC);
-        }
+    /**
+     * librdmacm ucma_modify_qp_rtr / ucma_modify_qp_rts: INIT → INIT, RTR, RTS, each with what
+     * rdma_init_qp_attr gives ({@link CmQpAttributes}, the values an application's own QP gets too).
+     */
+    private void bringUp() {
         Qp qp = id.qp;
-        qp.modify(new QpAttr().qpState(QpState.INIT).qpAccessFlags(access));
-        // cm_init_qp_rtr_attr: min_rnr_timer 0; cm_init_qp_rts_attr: timeout av.timeout.
-        QpBringUp values = new QpBringUp(1, 0, id.sgidIndex, HOP_LIMIT, 0, access, 0, Mtu.of(c.pathMtu),
-                c.localAckTimeout, c.retryCount, c.rnrRetryCount, 0, c.initiatorDepth, c.responderResources);
-        // cm.c: rq_psn is the PSN this side announced (ib_send_cm_req / ib_send_cm_rep take it from the
-        // consumer), sq_psn the peer's (cm_req_handler: the REQ's starting PSN; cm_rep_handler: the
-        // REP's). rxe_rping_cm.pcap: the client's first request carries the REP's starting PSN.
-        values.readyToReceive(qp, new QpBringUp.Remote(c.remoteQpn, c.startingPsn, id.remoteGid));
-        values.readyToSend(qp, c.remotePsn);
+        qp.modify(CmQpAttributes.of(id, QpState.INIT));
+        qp.modify(CmQpAttributes.of(id, QpState.RTR));
+        qp.modify(CmQpAttributes.of(id, QpState.RTS));
     }
 
     private void checkPrivateData(String verb, ConnParam param, int limit) {

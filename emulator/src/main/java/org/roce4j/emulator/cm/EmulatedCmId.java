@@ -19,6 +19,8 @@ import org.roce4j.verbs.Errno;
 import org.roce4j.verbs.Gid;
 import org.roce4j.verbs.Pd;
 import org.roce4j.verbs.Qp;
+import org.roce4j.verbs.QpAttr;
+import org.roce4j.verbs.QpState;
 import org.roce4j.verbs.QpInitAttr;
 import org.roce4j.verbs.QpType;
 import org.roce4j.verbs.VerbsException;
@@ -51,8 +53,9 @@ final class EmulatedCmId implements CmId, CmUser {
     InetSocketAddress peer;
     Qp qp;
     CmConnection connection;
-    /** cma.c {@code id_priv->seq_num}: the first PSN this side sends, random 24 bits. */
+    /** cma.c {@code id_priv->seq_num}: the first PSN this side sends, random 24 bits ({@link CmIdConnecting#startingPsn()}). */
     int startingPsn;
+    boolean startingPsnDrawn;
     int backlog;
     /** CONNECT_REQUEST events queued and not yet taken (ucma's backlog accounting). */
     final AtomicInteger pendingRequests = new AtomicInteger();
@@ -184,6 +187,16 @@ final class EmulatedCmId implements CmId, CmUser {
     @Override
     public Optional<Qp> qp() {
         return Optional.ofNullable(qp);
+    }
+
+    @Override
+    public QpAttr initQpAttributes(QpState state) {
+        return locked(() -> CmQpAttributes.of(this, state));
+    }
+
+    @Override
+    public void establish() {
+        connecting.establish();
     }
 
     @Override
