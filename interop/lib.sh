@@ -25,9 +25,10 @@ server_measures() { case $1 in read-lat|atomic-lat) return 1 ;; *) return 0 ;; e
 step_timeout=180
 
 # What a client prints when nobody listens yet: the pingpongs and perftest over TCP ("Couldn't
-# connect to HOST:PORT"); over rdma_cm a REJECTED (consumer: invalid service ID, rping and perftest
-# -R) or an UNREACHABLE (udaddy's SIDR).
-nobody_listens="Couldn't connect to [0-9]\|RDMA_CM_EVENT_REJECTED\|RDMA_CM_EVENT_UNREACHABLE"
+# connect to HOST:PORT"); over rdma_cm a REJECTED (invalid service ID: rping, roce4j's perftest -R)
+# or an UNREACHABLE (udaddy's SIDR); perftest 6.06's -R client says only "Unexpected CM event ... 8"
+# and then "Unable to perform rdma_client function".
+nobody_listens="Couldn't connect to [0-9]\|RDMA_CM_EVENT_REJECTED\|RDMA_CM_EVENT_UNREACHABLE\|Unable to perform rdma_client function"
 
 # run_step N HOST CMD...: CMD with @PORT@ and @HOST@ replaced, at most step_timeout seconds.
 run_step() {
