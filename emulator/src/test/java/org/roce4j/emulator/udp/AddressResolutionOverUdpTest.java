@@ -16,6 +16,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.roce4j.cm.CmEvent;
 import org.roce4j.cm.CmEventType;
 import org.roce4j.cm.CmId;
@@ -123,38 +125,27 @@ class AddressResolutionOverUdpTest {
         assertThat(outcome.event().status()).isEqualTo(-Errno.ENODEV.number());
     }
 
-    @Test
-    @DisplayName("addr.c process_one_req: IPv4, an address on a connected subnet that nobody owns (ARP unanswered) "
-            + "ends ADDR_ERROR −ETIMEDOUT once the caller's timeout has passed")
-    void unansweredIpv4NeighbourTimesOut() throws Exception {
-        Outcome outcome = resolve(subnet.ipv4Near(), address(subnet.ipv4(77)));
-        assertThat(outcome.event().type()).isEqualTo(CmEventType.ADDR_ERROR);
-        assertThat(outcome.event().status()).isEqualTo(-110);
-        assertThat(outcome.millis()).isBetween(RESOLVE_TIMEOUT.toMillis(), RESOLVE_TIMEOUT.toMillis() + 1000);
-    }
-
-    @Test
-    @DisplayName("addr.c process_one_req: IPv6, an address on a connected subnet that nobody owns (neighbour "
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"IPv4", "IPv6"})
+    @DisplayName("addr.c process_one_req: an address on a connected subnet that nobody owns (ARP, neighbour "
             + "solicitations unanswered) ends ADDR_ERROR −ETIMEDOUT once the caller's timeout has passed")
-    void unansweredIpv6NeighbourTimesOut() throws Exception {
-        Outcome outcome = resolve(subnet.ipv6Near(), address(subnet.ipv6(0x77)));
+    void unansweredNeighbourTimesOut(String version) throws Exception {
+        boolean v4 = version.equals("IPv4");
+        Outcome outcome = resolve(v4 ? subnet.ipv4Near() : subnet.ipv6Near(),
+                address(v4 ? subnet.ipv4(77) : subnet.ipv6(0x77)));
         assertThat(outcome.event().type()).isEqualTo(CmEventType.ADDR_ERROR);
-        assertThat(outcome.event().status()).isEqualTo(-110);
+        assertThat(outcome.event().status()).as("−ETIMEDOUT").isEqualTo(-110);
         assertThat(outcome.millis()).isBetween(RESOLVE_TIMEOUT.toMillis(), RESOLVE_TIMEOUT.toMillis() + 1000);
     }
 
-    @Test
-    @DisplayName("addr.c netevent_callback: IPv4, a neighbour that starts answering mid-way resolves then, not at the "
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"IPv4", "IPv6"})
+    @DisplayName("addr.c netevent_callback: a neighbour that starts answering mid-way resolves then, not at the "
             + "start and not only at the timeout")
-    void ipv4NeighbourAnsweringLaterResolvesThen() throws Exception {
-        neighbourAnsweringLaterResolvesThen(subnet.ipv4Near(), subnet.ipv4(3));
-    }
-
-    @Test
-    @DisplayName("addr.c netevent_callback: IPv6, a neighbour that starts answering mid-way resolves then, not at the "
-            + "start and not only at the timeout")
-    void ipv6NeighbourAnsweringLaterResolvesThen() throws Exception {
-        neighbourAnsweringLaterResolvesThen(subnet.ipv6Near(), subnet.ipv6(3));
+    void neighbourAnsweringLaterResolvesThen(String version) throws Exception {
+        boolean v4 = version.equals("IPv4");
+        neighbourAnsweringLaterResolvesThen(v4 ? subnet.ipv4Near() : subnet.ipv6Near(),
+                v4 ? subnet.ipv4(3) : subnet.ipv6(3));
     }
 
     private static void neighbourAnsweringLaterResolvesThen(String deviceAddress, String neighbour) throws Exception {
