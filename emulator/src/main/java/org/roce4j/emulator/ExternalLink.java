@@ -1,5 +1,9 @@
 package org.roce4j.emulator;
 
+import java.net.InetAddress;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
 /**
  * A link other than the in-process fabric's switch — the UDP link of
  * {@code org.roce4j.emulator.udp} — to which an RNIC is attached with
@@ -47,5 +51,26 @@ public interface ExternalLink {
      */
     default void whenQueuedAtMost(int frames, Runnable action) {
         action.run();
+    }
+
+    /**
+     * What the host's routing table says of the way to {@code destination} (rdma_cm's address
+     * resolution asks, as addr.c's {@code addr_resolve} asks the kernel). Called holding the
+     * host's lock: it must answer from the tables at once, without waiting on the network.
+     *
+     * @param source the id's bound source address, or null to let the kernel pick one
+     */
+    default HostRoute route(InetAddress destination, InetAddress source) {
+        return HostRoute.unknown(destination, "this link does not read the host's routing table");
+    }
+
+    /**
+     * Whether the neighbour entry of {@code route}'s next hop is valid ({@code NUD_VALID}); when it is
+     * not, makes the kernel resolve it, as addr.c's {@code dst_fetch_ha} does with
+     * {@code neigh_event_send}. Completes on a thread of the link's, never the caller's: reading the
+     * table may take a process.
+     */
+    default CompletionStage<Boolean> neighbourValid(HostRoute route) {
+        return CompletableFuture.completedFuture(true);
     }
 }

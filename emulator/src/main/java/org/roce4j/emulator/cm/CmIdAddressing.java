@@ -5,6 +5,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
 import org.roce4j.cm.CmEventType;
+import org.roce4j.emulator.HostRoute;
 import org.roce4j.emulator.node.Rnic;
 import org.roce4j.verbs.Errno;
 import org.roce4j.verbs.Gid;
@@ -81,6 +82,11 @@ final class CmIdAddressing {
         }
         synchronized (id.host) {
             id.checkState("rdma_resolve_addr", RdmaCmState.IDLE, RdmaCmState.ADDR_BOUND);
+            HostRoute hostRoute = id.host.linkRoute(target, id.rnic, boundSource(target));
+            if (hostRoute != null) {
+                resolveOverLink(destination, hostRoute, timeout);
+                return;
+            }
             Gid destinationGid = Gid.of(target);
             Rnic device = id.rnic;
             if (device == null) {
@@ -122,6 +128,61 @@ final class CmIdAddressing {
                 }
             });
         }
+    }
+
+    /** The source a bound id sends from (addr4_resolve's {@code fl4.saddr}); null lets the kernel pick. */
+    private InetAddress boundSource(InetAddress target) {
+        if (id.rnic == null) {
+            return null;
+        }
+        return id.boundAddress != null ? id.boundAddress : RdmaCmHost.addressFor(id.rnic, target);
+    }
+
+    /**
+     * rdma_resolve_addr through a device on a link, by what the host's kernel says (addr.c
+     * {@code addr_resolve}): no route is the call's own error ({@code rdma_resolve_ip} returns
+     * {@code ip_route_output_key}'s errno, and cma.c puts the id back to ADDR_BOUND); a route whose
+     * source address no device of this host has is ADDR_ERROR −ENODEV (cma.c {@code addr_handler}:
+     * {@code cma_acquire_dev_by_src_ip} finds none); an interface without neighbours resolves at once;
+     * otherwise the id waits for the next hop's neighbour entry ({@link NeighbourWait}).
+     */
+    private void resolveOverLink(InetSocketAddress destination, HostRoute route, Duration timeout) {
+        InetAddress target = destination.getAddress();
+        if (route.kind() == HostRoute.Kind.NO_ROUTE) {
+            if (!id.bound) {
+                bindTo(null, null, 0); // cma.c resolve_prepare_src binds before rdma_resolve_ip fails
+            }
+            id.state = RdmaCmState.ADDR_BOUND;
+            Errno errno = Errno.of(route.errno());
+            throw new VerbsException(errno, "rdma_resolve_addr: no route to " + target.getHostAddress()
+                    + " (" + errno.text() + ")");
+        }
+        Rnic device = id.rnic != null ? id.rnic : id.host.deviceOwning(route.source());
+        id.peer = destination;
+        if (device == null) {
+            if (!id.bound) {
+                bindTo(null, null, 0);
+            }
+            id.state = RdmaCmState.ADDR_BOUND;
+            id.post(CmEventType.ADDR_ERROR, -Errno.ENODEV.number(), null);
+            return;
+        }
+        if (!id.bound) {
+            bindTo(device, route.source(), 0);
+        } else if (id.rnic == null) {
+            attach(device, route.source());
+        }
+        id.remoteGid = Gid.of(target);
+        id.state = RdmaCmState.ADDR_QUERY;
+        if (route.kind() == HostRoute.Kind.NEIGHBOUR) {
+            NeighbourWait.start(id, device, route, timeout);
+            return;
+        }
+        device.run(() -> {
+            // addr.c addr_resolve_neigh: IFF_LOOPBACK and IFF_NOARP interfaces have no neighbour to wait for.
+            id.state = RdmaCmState.ADDR_RESOLVED;
+            id.post(CmEventType.ADDR_RESOLVED, 0, null);
+        });
     }
 
     /** rdma_resolve_route: on RoCE the route is the resolved address's (cma_resolve_iboe_route). */

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
@@ -18,6 +19,7 @@ import org.roce4j.cm.CmEventType;
 import org.roce4j.cm.ConnParam;
 import org.roce4j.cm.EventChannel;
 import org.roce4j.cm.PortSpace;
+import org.roce4j.emulator.HostRoute;
 import org.roce4j.emulator.fabric.Fabric;
 import org.roce4j.emulator.node.Rnic;
 import org.roce4j.cm.UdParam;
@@ -38,6 +40,9 @@ import org.roce4j.wire.mad.SidrStatus;
  * listening ids ({@code cma_ib_req_handler}, {@code cma_find_listener}). A device belongs to one host.
  */
 public final class RdmaCmHost implements CommunicationManager.RequestListeners {
+    private static final System.Logger LOG = System.getLogger(RdmaCmHost.class.getName());
+    /** Why a link could not read the host's tables, each said once. */
+    private static final Set<String> UNKNOWN_ROUTES_TOLD = ConcurrentHashMap.newKeySet();
     private final List<Rnic> nodes;
     final PortBindings bindings;
     private final Map<Rnic, Context> contexts = new ConcurrentHashMap<>();
@@ -170,6 +175,40 @@ public final class RdmaCmHost implements CommunicationManager.RequestListeners {
             }
         }
         return null;
+    }
+
+    /**
+     * What the host's kernel says of the way to a destination no device of this host owns, asked of
+     * a device on a link — {@code device} if it is on one, else the first that is. Null when the
+     * fabric decides instead: no device on a link, the destination is an address of this machine
+     * (loopback: resolved at once, as before), or the link cannot read the tables here (said once
+     * in the log, and the destination is taken as reachable, as before).
+     *
+     * @param source the bound id's source address, or null
+     */
+    HostRoute linkRoute(InetAddress destination, Rnic device, InetAddress source) {
+        if (deviceOwning(destination) != null) {
+            return null;
+        }
+        Rnic asked = device;
+        if (asked == null) {
+            asked = nodes.stream().filter(node -> node.link() != null).findFirst().orElse(null);
+        }
+        if (asked == null || asked.link() == null) {
+            return null;
+        }
+        HostRoute route = asked.link().route(destination, source);
+        return switch (route.kind()) {
+            case LOCAL -> null;
+            case UNKNOWN -> {
+                if (UNKNOWN_ROUTES_TOLD.add(route.why())) {
+                    LOG.log(System.Logger.Level.WARNING, "rdma_resolve_addr over " + asked.device.name()
+                            + " without the host's tables (" + route.why() + "): every destination counts as reachable");
+                }
+                yield null;
+            }
+            default -> route;
+        };
     }
 
     /**

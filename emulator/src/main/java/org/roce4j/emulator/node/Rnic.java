@@ -488,6 +488,11 @@ public final class Rnic implements Agent, FrameReceiver {
         return link != null || neighbors.lookup(gid) >= 0;
     }
 
+    /** {@return the link frames take instead of the fabric's switch, or null on the in-process fabric} */
+    public ExternalLink link() {
+        return link;
+    }
+
     /** The MAC to send to for a path, resolving it on first use; broadcast when nobody has the GID. */
     public long destinationMac(NetworkPath path) {
         if (path.destinationMac < 0) {

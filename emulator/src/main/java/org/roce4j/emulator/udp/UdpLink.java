@@ -7,6 +7,7 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -32,6 +33,7 @@ import io.netty.channel.unix.IntegerUnixChannelOption;
 import jdk.net.ExtendedSocketOptions;
 import org.roce4j.emulator.DatagramReceiver;
 import org.roce4j.emulator.ExternalLink;
+import org.roce4j.emulator.HostRoute;
 import org.roce4j.emulator.fabric.Clock;
 import org.roce4j.emulator.fabric.FaultCounters;
 import org.roce4j.emulator.fabric.FaultInjector;
@@ -71,6 +73,8 @@ final class UdpLink implements ExternalLink, AutoCloseable {
     private final TransmitPacer pacer;
     private final PcapTap tap;
     private final ReceiveSide received;
+    /** The host's routing and neighbour tables, for rdma_cm's address resolution. */
+    private final HostNetworkTables hostTables = new HostNetworkTables();
     /** The fault plan's injector, applied to every frame before it is sent; null for none. Under the fabric lock. */
     private FaultInjector faults;
     private volatile boolean closed;
@@ -375,6 +379,17 @@ final class UdpLink implements ExternalLink, AutoCloseable {
         return new UdpLinkCounters(pacer.framesSent(), pacer.transmitQueueDrops(), noSocketDrops.get(), sendFailures.get(),
                 received.datagramsReceived(), received.icrcValid(), received.icrcIdRecovered(), received.icrcInvalid(),
                 received.oversizeDrops(), received.icrcIdOutsideWindow());
+    }
+
+    /** The host's kernel routes this device's datagrams: its routing table answers (see {@link HostNetworkTables}). */
+    @Override
+    public HostRoute route(InetAddress destination, InetAddress source) {
+        return hostTables.route(destination, source);
+    }
+
+    @Override
+    public CompletionStage<Boolean> neighbourValid(HostRoute route) {
+        return hostTables.neighbourValid(route);
     }
 
     @Override
