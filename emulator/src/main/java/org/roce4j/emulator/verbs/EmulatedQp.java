@@ -39,6 +39,7 @@ import org.roce4j.verbs.WorkCompletion;
 import org.roce4j.verbs.WrOpcode;
 import org.roce4j.wire.HeaderType;
 import org.roce4j.wire.PacketInfo;
+import org.roce4j.wire.Psn;
 import org.roce4j.wire.Transport;
 
 /**
@@ -230,11 +231,11 @@ public final class EmulatedQp extends Resource implements Qp {
             destQpn = attr.destQpNum();
         }
         if (mask.contains(QpAttrMask.RQ_PSN)) {
-            rqPsn = attr.rqPsn();
+            rqPsn = attr.rqPsn() & Psn.MASK;   // rxe_qp_from_attr: masked to 24 bits, not refused
             responder.startAt(rqPsn);
         }
         if (mask.contains(QpAttrMask.SQ_PSN)) {
-            sqPsn = attr.sqPsn();
+            sqPsn = attr.sqPsn() & Psn.MASK;
             requester.startAt(sqPsn);
         }
         if (mask.contains(QpAttrMask.TIMEOUT)) {
