@@ -207,7 +207,7 @@ class ControlPlaneTest {
 
         Qp ud = a.createQp(QpType.UD, 2);
         TwoNodes.connect(ud, 0, null, 1, 1, Mtu.MTU_1024);
-        assertErrno(Errno.EINVAL, () -> ud.postSend(SendWr.rdmaWrite(6, a.mr, 0, 8, 0, 0)));
+        assertErrno(Errno.EINVAL, () -> ud.postSend(SendWr.rdmaWrite(6, a.mr, 0, 8, 0, 0))); // no AH; the opcode alone is posted
         assertErrno(Errno.EINVAL, () -> ud.postSend(SendWr.send(7, a.mr, 0, 8))); // no address handle
         assertThat(WrOpcode.RDMA_READ.isAllowedOn(QpType.UC)).isFalse();
     }
