@@ -2,12 +2,15 @@ package org.roce4j.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
+
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.roce4j.verbs.Errno;
 import org.roce4j.verbs.Mr;
 import org.roce4j.verbs.Mtu;
+import org.roce4j.verbs.QpState;
 import org.roce4j.verbs.QpType;
 import org.roce4j.verbs.RecvWr;
 import org.roce4j.verbs.SendWr;
@@ -108,6 +111,32 @@ class UdTest {
             WorkCompletion wc = Completions.awaitOne(b.cq);
             Expect.success(wc, 1, WcOpcode.RECV);
             Bytes.assertAt(dst.segment(), 40, Bytes.read(src.segment(), 32, 32), "the datagram with the right Q_Key");
+        }
+    }
+
+    @Test
+    @DisplayName("A UD datagram longer than the posted receive buffer never takes the UD QP to ERR: it is dropped "
+            + "with no completion (IBTA responder class D, rxe_resp.c drop_msg), the receive stays posted for the next")
+    void datagramLongerThanReceiveBufferKeepsQpInRts() throws Exception {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
+            QpPair pair = QpPair.connect(a, b, QpType.UD, Mtu.MTU_1024);
+            Mr src = a.register(128);
+            Bytes.write(src.segment(), 0, Bytes.pattern(13, 128));
+            Mr dst = b.register(64);
+            pair.qpB.postRecv(RecvWr.of(1, dst, 0, 64));   // 40 bytes of GRH, then room for 24
+            pair.qpA.postSend(SendWr.send(2, src, 0, 100).ud(pair.ahToB, pair.qpB.qpNum(), QpPair.QKEY));
+            Expect.success(Completions.awaitOne(a.cq), 2, WcOpcode.SEND);
+            List<WorkCompletion> dropped = Completions.drain(b.cq);
+            Expect.outcome("completions of the datagram too long", "[]",
+                    dropped.stream().map(wc -> wc.wrId() + " " + wc.status()).toList());
+            Expect.outcome("state of the UD QP", QpState.RTS, pair.qpB.state());
+
+            pair.qpA.postSend(SendWr.send(3, src, 0, 16).ud(pair.ahToB, pair.qpB.qpNum(), QpPair.QKEY));
+            Expect.success(Completions.awaitOne(a.cq), 3, WcOpcode.SEND);
+            WorkCompletion wc = Completions.await(b.cq, 1, "receives of the datagram that fits").getFirst();
+            Expect.success(wc, 1, WcOpcode.RECV);
+            assertThat(wc.byteLen()).isEqualTo(40 + 16);
+            Bytes.assertAt(dst.segment(), 40, Bytes.read(src.segment(), 0, 16), "the datagram that fits");
         }
     }
 

@@ -20,9 +20,11 @@ import org.roce4j.verbs.CompChannel;
 import org.roce4j.verbs.Cq;
 import org.roce4j.verbs.Errno;
 import org.roce4j.verbs.Mtu;
+import org.roce4j.verbs.Pd;
 import org.roce4j.verbs.Qp;
 import org.roce4j.verbs.QpCap;
 import org.roce4j.verbs.QpInitAttr;
+import org.roce4j.verbs.QpState;
 import org.roce4j.verbs.QpType;
 import org.roce4j.verbs.RecvWr;
 import org.roce4j.verbs.SendWr;
@@ -109,6 +111,44 @@ class UnreliableAndSharedQueuesTest {
         assertThat(a.pollAll()).extracting(WorkCompletion::status).containsExactly(WcStatus.SUCCESS);
         assertThat(nodes.fabric.counters().framesTransmitted()).isEqualTo(framesBefore);
         assertThat(b.pollAll()).isEmpty();
+    }
+
+    @Test
+    @DisplayName("A UD datagram longer than the receive WQE is dropped and counted (dropped_ud_too_long); the WQE is "
+            + "kept, the QP stays in RTS")
+    void udDatagramLongerThanReceiveIsDropped() {
+        Qp[] pair = udPair();
+        Ah ah = a.pd.createAh(AhAttr.of(b.gid(), 1, 1));
+        pair[1].postRecv(RecvWr.of(1, b.mr, 0, 64));
+        pair[0].postSend(SendWr.send(2, a.mr, 0, 25).ud(ah, pair[1].qpNum(), 0x11111111));
+        assertThat(a.pollAll()).extracting(WorkCompletion::status).containsExactly(WcStatus.SUCCESS);
+        assertThat(b.pollAll()).isEmpty();
+        assertThat(nodes.rnicB.counter(RnicCounter.DROPPED_UD_TOO_LONG)).isEqualTo(1);
+        assertThat(pair[1].state()).isEqualTo(QpState.RTS);
+        pair[0].postSend(SendWr.send(3, a.mr, 0, 24).ud(ah, pair[1].qpNum(), 0x11111111));
+        assertThat(b.pollAll()).singleElement().satisfies(wc -> {
+            assertThat(wc.wrId()).isEqualTo(1);
+            assertThat(wc.status()).isEqualTo(WcStatus.SUCCESS);
+            assertThat(wc.byteLen()).isEqualTo(64);
+        });
+        assertThat(nodes.rnicB.counter(RnicCounter.DROPPED_UD_TOO_LONG)).isEqualTo(1);
+    }
+
+    @Test
+    @DisplayName("SRQ of another PD: a receive buffer of the QP's PD, not the SRQ's, fails (LOC_PROT_ERR): the WQE is the SRQ's")
+    void srqOfAnotherPdChecksTheSrqsPd() {
+        Pd srqPd = b.context.allocPd();
+        Srq srq = srqPd.createSrq(new SrqInitAttr(4, 1, 0));
+        Qp qa = a.createQp(QpType.RC, 4);
+        Qp qb = b.pd.createQp(QpInitAttr.of(QpType.RC, b.cq, QpCap.of(4, 0)).withSrq(srq));
+        TwoNodes.connect(qa, qb.qpNum(), b.gid(), 1, 1, Mtu.MTU_1024);
+        TwoNodes.connect(qb, qa.qpNum(), a.gid(), 1, 1, Mtu.MTU_1024);
+        srq.postRecv(RecvWr.of(1, b.mr, 0, 64));   // b.mr is in the QP's PD
+        qa.postSend(SendWr.send(2, a.mr, 0, 8));
+        assertThat(b.pollAll()).singleElement().satisfies(wc -> {
+            assertThat(wc.wrId()).isEqualTo(1);
+            assertThat(wc.status()).isEqualTo(WcStatus.LOC_PROT_ERR);
+        });
     }
 
     @Test
