@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterEach;
@@ -195,12 +196,10 @@ class QpStateMachineTest {
             + "0x1234567 succeeds and query reports 0x234567")
     void psnsWiderThan24BitsAreMasked() throws Exception {
         Qp qp = qpIn(QpType.RC, QpState.INIT);
-        Set<QpAttrMask> toRtr = withState(QpTransitions.attributes(QpType.RC, QpState.INIT, QpState.RTR).required());
-        QpAttr rtr = values(qp, QpState.INIT, QpState.RTR, toRtr).rqPsn(0x1234567);
-        Expect.succeeds("modify RC INIT->RTR with rq_psn 0x1234567", () -> qp.modify(rtr, toRtr));
-        Set<QpAttrMask> toRts = withState(QpTransitions.attributes(QpType.RC, QpState.RTR, QpState.RTS).required());
-        QpAttr rts = values(qp, QpState.RTR, QpState.RTS, toRts).sqPsn(0x1234567);
-        Expect.succeeds("modify RC RTR->RTS with sq_psn 0x1234567", () -> qp.modify(rts, toRts));
+        Expect.succeeds("modify RC INIT->RTR with rq_psn 0x1234567",
+                requiredModify(qp, QpState.INIT, QpState.RTR, attr -> attr.rqPsn(0x1234567)));
+        Expect.succeeds("modify RC RTR->RTS with sq_psn 0x1234567",
+                requiredModify(qp, QpState.RTR, QpState.RTS, attr -> attr.sqPsn(0x1234567)));
         QpAttr got = qp.query(EnumSet.of(QpAttrMask.RQ_PSN, QpAttrMask.SQ_PSN));
         Expect.outcome("queried rq_psn", "0x234567", "0x" + Integer.toHexString(got.rqPsn()));
         Expect.outcome("queried sq_psn", "0x234567", "0x" + Integer.toHexString(got.sqPsn()));
@@ -211,13 +210,19 @@ class QpStateMachineTest {
             + "bit 31 clear is fine")
     void privilegedQkeyIsEperm() throws Exception {
         Qp qp = qpIn(QpType.UD, QpState.RESET);
-        Set<QpAttrMask> toInit = withState(QpTransitions.attributes(QpType.UD, QpState.RESET, QpState.INIT).required());
-        QpAttr privileged = values(qp, QpState.RESET, QpState.INIT, toInit).qkey(0x80000001);
-        Expect.errno("modify UD RESET->INIT with Q_Key 0x80000001", Errno.EPERM, () -> qp.modify(privileged, toInit));
+        Expect.errno("modify UD RESET->INIT with Q_Key 0x80000001", Errno.EPERM,
+                requiredModify(qp, QpState.RESET, QpState.INIT, attr -> attr.qkey(0x80000001)));
         assertThat(qp.state()).isEqualTo(QpState.RESET);
-        QpAttr ordinary = values(qp, QpState.RESET, QpState.INIT, toInit).qkey(0x7FFFFFFF);
-        Expect.succeeds("modify UD RESET->INIT with Q_Key 0x7fffffff", () -> qp.modify(ordinary, toInit));
+        Expect.succeeds("modify UD RESET->INIT with Q_Key 0x7fffffff",
+                requiredModify(qp, QpState.RESET, QpState.INIT, attr -> attr.qkey(0x7FFFFFFF)));
         assertThat(qp.query(EnumSet.of(QpAttrMask.QKEY)).qkey()).isEqualTo(0x7FFFFFFF);
+    }
+
+    /** The modify {@code from → to} with the table's required attributes, {@code change} applied to their values. */
+    private Expect.Call requiredModify(Qp qp, QpState from, QpState to, UnaryOperator<QpAttr> change) {
+        Set<QpAttrMask> mask = withState(QpTransitions.attributes(qp.type(), from, to).required());
+        QpAttr attr = change.apply(values(qp, from, to, mask));
+        return () -> qp.modify(attr, mask);
     }
 
     @Test

@@ -2,8 +2,6 @@ package org.roce4j.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.List;
-
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -101,13 +99,11 @@ class UdTest {
             Mr dst = b.register(128);
             Bytes.canary(dst.segment());
             pair.qpB.postRecv(RecvWr.of(1, dst, 0, 128));
-            pair.qpA.postSend(SendWr.send(2, src, 0, 32).ud(pair.ahToB, pair.qpB.qpNum(), QpPair.QKEY + 1));
-            Expect.success(Completions.awaitOne(a.cq), 2, WcOpcode.SEND);
+            sendDatagram(pair, SendWr.send(2, src, 0, 32), QpPair.QKEY + 1);
             assertThat(Completions.drain(b.cq)).as("no completion for a wrong Q_Key").isEmpty();
             Bytes.assertUntouched(dst.segment(), 0, 128, "receive buffer of a dropped datagram");
 
-            pair.qpA.postSend(SendWr.send(3, src, 32, 32).ud(pair.ahToB, pair.qpB.qpNum(), QpPair.QKEY));
-            Expect.success(Completions.awaitOne(a.cq), 3, WcOpcode.SEND);
+            sendDatagram(pair, SendWr.send(3, src, 32, 32), QpPair.QKEY);
             WorkCompletion wc = Completions.awaitOne(b.cq);
             Expect.success(wc, 1, WcOpcode.RECV);
             Bytes.assertAt(dst.segment(), 40, Bytes.read(src.segment(), 32, 32), "the datagram with the right Q_Key");
@@ -124,20 +120,23 @@ class UdTest {
             Bytes.write(src.segment(), 0, Bytes.pattern(13, 128));
             Mr dst = b.register(64);
             pair.qpB.postRecv(RecvWr.of(1, dst, 0, 64));   // 40 bytes of GRH, then room for 24
-            pair.qpA.postSend(SendWr.send(2, src, 0, 100).ud(pair.ahToB, pair.qpB.qpNum(), QpPair.QKEY));
-            Expect.success(Completions.awaitOne(a.cq), 2, WcOpcode.SEND);
-            List<WorkCompletion> dropped = Completions.drain(b.cq);
+            sendDatagram(pair, SendWr.send(2, src, 0, 100), QpPair.QKEY);
             Expect.outcome("completions of the datagram too long", "[]",
-                    dropped.stream().map(wc -> wc.wrId() + " " + wc.status()).toList());
+                    Completions.drain(b.cq).stream().map(wc -> wc.wrId() + " " + wc.status()).toList());
             Expect.outcome("state of the UD QP", QpState.RTS, pair.qpB.state());
 
-            pair.qpA.postSend(SendWr.send(3, src, 0, 16).ud(pair.ahToB, pair.qpB.qpNum(), QpPair.QKEY));
-            Expect.success(Completions.awaitOne(a.cq), 3, WcOpcode.SEND);
+            sendDatagram(pair, SendWr.send(3, src, 0, 16), QpPair.QKEY);
             WorkCompletion wc = Completions.await(b.cq, 1, "receives of the datagram that fits").getFirst();
             Expect.success(wc, 1, WcOpcode.RECV);
             assertThat(wc.byteLen()).isEqualTo(40 + 16);
             Bytes.assertAt(dst.segment(), 40, Bytes.read(src.segment(), 0, 16), "the datagram that fits");
         }
+    }
+
+    /** Sends {@code wr} from A to B's QP with this Q_Key and waits for its successful send completion. */
+    private static void sendDatagram(QpPair pair, SendWr wr, int qkey) {
+        pair.qpA.postSend(wr.ud(pair.ahToB, pair.qpB.qpNum(), qkey));
+        Expect.success(Completions.awaitOne(pair.a.cq), wr.wrId(), WcOpcode.SEND);
     }
 
     @Test

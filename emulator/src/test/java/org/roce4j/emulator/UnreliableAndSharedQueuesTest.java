@@ -52,6 +52,12 @@ class UnreliableAndSharedQueuesTest {
         return nodes.connectedPair(QpType.UD, Mtu.MTU_1024);
     }
 
+    /** A's QP of the pair sends {@code length} bytes of its region to B's with this Q_Key, through an AH to B. */
+    private void sendDatagram(Qp[] pair, long wrId, int length, int qkey) {
+        Ah ah = a.pd.createAh(AhAttr.of(b.gid(), 1, 1));
+        pair[0].postSend(SendWr.send(wrId, a.mr, 0, length).ud(ah, pair[1].qpNum(), qkey));
+    }
+
     @Test
     @DisplayName("UD receive: 40-byte GRH first — over IPv4 20 zero bytes then the IPv4 header — byte_len counts it")
     void udGrhLayout() {
@@ -83,9 +89,8 @@ class UnreliableAndSharedQueuesTest {
     @DisplayName("IBTA C10-15: a UD packet with the wrong Q_Key is silently dropped and counted")
     void qkeyViolation() {
         Qp[] pair = udPair();
-        Ah ah = a.pd.createAh(AhAttr.of(b.gid(), 1, 1));
         pair[1].postRecv(RecvWr.of(1, b.mr, 0, 1024));
-        pair[0].postSend(SendWr.send(2, a.mr, 0, 10).ud(ah, pair[1].qpNum(), 0x22222222));
+        sendDatagram(pair, 2, 10, 0x22222222);
         assertThat(a.pollAll()).extracting(WorkCompletion::status).containsExactly(WcStatus.SUCCESS);
         assertThat(b.pollAll()).isEmpty();
         assertThat(nodes.rnicB.counter(RnicCounter.DROPPED_QKEY_VIOLATION)).isEqualTo(1);
@@ -95,9 +100,8 @@ class UnreliableAndSharedQueuesTest {
     @DisplayName("IBTA 10.2.5: a Q_Key with the high bit set in the WR sends the QP's own Q_Key")
     void qkeyHighBitMeansOwnQkey() {
         Qp[] pair = udPair();
-        Ah ah = a.pd.createAh(AhAttr.of(b.gid(), 1, 1));
         pair[1].postRecv(RecvWr.of(1, b.mr, 0, 1024));
-        pair[0].postSend(SendWr.send(2, a.mr, 0, 10).ud(ah, pair[1].qpNum(), 0x80000000));
+        sendDatagram(pair, 2, 10, 0x80000000);
         assertThat(b.pollAll()).extracting(WorkCompletion::status).containsExactly(WcStatus.SUCCESS);
     }
 
@@ -118,14 +122,13 @@ class UnreliableAndSharedQueuesTest {
             + "kept, the QP stays in RTS")
     void udDatagramLongerThanReceiveIsDropped() {
         Qp[] pair = udPair();
-        Ah ah = a.pd.createAh(AhAttr.of(b.gid(), 1, 1));
-        pair[1].postRecv(RecvWr.of(1, b.mr, 0, 64));
-        pair[0].postSend(SendWr.send(2, a.mr, 0, 25).ud(ah, pair[1].qpNum(), 0x11111111));
+        pair[1].postRecv(RecvWr.of(1, b.mr, 0, 64));   // the GRH's 40 bytes and 24 of payload
+        sendDatagram(pair, 2, 25, 0x11111111);
         assertThat(a.pollAll()).extracting(WorkCompletion::status).containsExactly(WcStatus.SUCCESS);
         assertThat(b.pollAll()).isEmpty();
         assertThat(nodes.rnicB.counter(RnicCounter.DROPPED_UD_TOO_LONG)).isEqualTo(1);
         assertThat(pair[1].state()).isEqualTo(QpState.RTS);
-        pair[0].postSend(SendWr.send(3, a.mr, 0, 24).ud(ah, pair[1].qpNum(), 0x11111111));
+        sendDatagram(pair, 3, 24, 0x11111111);
         assertThat(b.pollAll()).singleElement().satisfies(wc -> {
             assertThat(wc.wrId()).isEqualTo(1);
             assertThat(wc.status()).isEqualTo(WcStatus.SUCCESS);
