@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterEach;
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.roce4j.verbs.AccessFlag;
 import org.roce4j.verbs.AhAttr;
@@ -179,6 +181,50 @@ class QpStateMachineTest {
         assertThat(qp.state()).isEqualTo(t.from());
     }
 
+    @ParameterizedTest(name = "{0}")
+    @DisplayName("Linux qp_state_table (ib_modify_qp_is_ok): RESET -> ERR is EINVAL and the QP stays in RESET")
+    @EnumSource(QpType.class)
+    void resetToErrIsEinval(QpType type) {
+        Qp qp = qpIn(type, QpState.RESET);
+        Set<QpAttrMask> mask = EnumSet.of(QpAttrMask.STATE);
+        Expect.errno("modify " + type + " RESET->ERR", Errno.EINVAL, () -> qp.modify(new QpAttr().qpState(QpState.ERR), mask));
+        assertThat(qp.state()).isEqualTo(QpState.RESET);
+    }
+
+    @Test
+    @DisplayName("Linux (rxe_qp_from_attr, mlx5): rq_psn and sq_psn wider than 24 bits are masked, not refused: "
+            + "0x1234567 succeeds and query reports 0x234567")
+    void psnsWiderThan24BitsAreMasked() throws Exception {
+        Qp qp = qpIn(QpType.RC, QpState.INIT);
+        Expect.succeeds("modify RC INIT->RTR with rq_psn 0x1234567",
+                requiredModify(qp, QpState.INIT, QpState.RTR, attr -> attr.rqPsn(0x1234567)));
+        Expect.succeeds("modify RC RTR->RTS with sq_psn 0x1234567",
+                requiredModify(qp, QpState.RTR, QpState.RTS, attr -> attr.sqPsn(0x1234567)));
+        QpAttr got = qp.query(EnumSet.of(QpAttrMask.RQ_PSN, QpAttrMask.SQ_PSN));
+        Expect.outcome("queried rq_psn", "0x234567", "0x" + Integer.toHexString(got.rqPsn()));
+        Expect.outcome("queried sq_psn", "0x234567", "0x" + Integer.toHexString(got.sqPsn()));
+    }
+
+    @Test
+    @DisplayName("Linux uverbs modify_qp: a privileged Q_Key (bit 31 set) is EPERM for a process without CAP_NET_RAW; "
+            + "bit 31 clear is fine")
+    void privilegedQkeyIsEperm() throws Exception {
+        Qp qp = qpIn(QpType.UD, QpState.RESET);
+        Expect.errno("modify UD RESET->INIT with Q_Key 0x80000001", Errno.EPERM,
+                requiredModify(qp, QpState.RESET, QpState.INIT, attr -> attr.qkey(0x80000001)));
+        assertThat(qp.state()).isEqualTo(QpState.RESET);
+        Expect.succeeds("modify UD RESET->INIT with Q_Key 0x7fffffff",
+                requiredModify(qp, QpState.RESET, QpState.INIT, attr -> attr.qkey(0x7FFFFFFF)));
+        assertThat(qp.query(EnumSet.of(QpAttrMask.QKEY)).qkey()).isEqualTo(0x7FFFFFFF);
+    }
+
+    /** The modify {@code from → to} with the table's required attributes, {@code change} applied to their values. */
+    private Expect.Call requiredModify(Qp qp, QpState from, QpState to, UnaryOperator<QpAttr> change) {
+        Set<QpAttrMask> mask = withState(QpTransitions.attributes(qp.type(), from, to).required());
+        QpAttr attr = change.apply(values(qp, from, to, mask));
+        return () -> qp.modify(attr, mask);
+    }
+
     @Test
     @DisplayName("IBTA 10.3.1: a modify without STATE keeps the state and applies the attributes (RTS->RTS)")
     void modifyWithoutStateStays() {
@@ -260,7 +306,7 @@ class QpStateMachineTest {
             case RTR -> List.of(QpState.INIT, QpState.RTR);
             case RTS -> List.of(QpState.INIT, QpState.RTR, QpState.RTS);
             case SQD -> List.of(QpState.INIT, QpState.RTR, QpState.RTS, QpState.SQD);
-            case ERR -> List.of(QpState.ERR);
+            case ERR -> List.of(QpState.INIT, QpState.ERR);
             case SQE -> throw new IllegalArgumentException("SQE is not reachable by modify");
         };
         QpState at = QpState.RESET;

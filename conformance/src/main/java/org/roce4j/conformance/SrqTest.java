@@ -14,6 +14,7 @@ import org.roce4j.verbs.AsyncEventType;
 import org.roce4j.verbs.Errno;
 import org.roce4j.verbs.Mr;
 import org.roce4j.verbs.Mtu;
+import org.roce4j.verbs.Pd;
 import org.roce4j.verbs.QpCap;
 import org.roce4j.verbs.QpInitAttr;
 import org.roce4j.verbs.QpType;
@@ -63,6 +64,29 @@ class SrqTest {
                 Bytes.assertAt(dst.segment(), 64L * i, Bytes.pattern(100 + i, 48), "SRQ WQE " + i);
                 Bytes.assertUntouched(dst.segment(), 64L * i + 48, 16, "rest of SRQ WQE " + i);
             }
+        }
+    }
+
+    @Test
+    @DisplayName("Linux ib_create_qp: a QP may use an SRQ of another PD; the receive buffer is checked against the "
+            + "SRQ's PD, whose WQE it is (rdmavt init_sge), and a SEND lands in it")
+    void srqOfAnotherPd() throws Exception {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
+            Pd srqPd = b.track(b.context.allocPd());
+            Srq srq = b.track(srqPd.createSrq(new SrqInitAttr(4, 1, 0)));
+            Expect.succeeds("create_qp of PD 1 on an SRQ of PD 2", () -> b.pd.createQp(
+                    QpInitAttr.of(QpType.RC, b.cq, QpCap.of(4, 0)).withSrq(srq)).close());
+            QpPair pair = QpPair.connect(a, b, Mtu.MTU_1024, QpPair.remoteAccess(), e -> attr(e, b, srq));
+            Mr dst = b.track(srqPd.regMr(b.allocate(64), Endpoint.ALL_ACCESS));
+            Bytes.canary(dst.segment());
+            srq.postRecv(RecvWr.of(10, dst, 0, 64));
+            Mr src = a.register(64);
+            Bytes.write(src.segment(), 0, Bytes.pattern(7, 48));
+            pair.qpA.postSend(SendWr.send(20, src, 0, 48));
+            List<WorkCompletion> recv = Completions.await(b.cq, 1, "receive through the SRQ of another PD");
+            Expect.success(recv.get(0), 10, WcOpcode.RECV);
+            Expect.success(Completions.awaitOne(a.cq), 20, WcOpcode.SEND);
+            Bytes.assertAt(dst.segment(), 0, Bytes.pattern(7, 48), "the SRQ's buffer");
         }
     }
 

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.roce4j.verbs.Errno;
 import org.roce4j.verbs.Mr;
 import org.roce4j.verbs.Mtu;
+import org.roce4j.verbs.QpState;
 import org.roce4j.verbs.QpType;
 import org.roce4j.verbs.RecvWr;
 import org.roce4j.verbs.SendWr;
@@ -98,17 +99,44 @@ class UdTest {
             Mr dst = b.register(128);
             Bytes.canary(dst.segment());
             pair.qpB.postRecv(RecvWr.of(1, dst, 0, 128));
-            pair.qpA.postSend(SendWr.send(2, src, 0, 32).ud(pair.ahToB, pair.qpB.qpNum(), QpPair.QKEY + 1));
-            Expect.success(Completions.awaitOne(a.cq), 2, WcOpcode.SEND);
+            sendDatagram(pair, SendWr.send(2, src, 0, 32), QpPair.QKEY + 1);
             assertThat(Completions.drain(b.cq)).as("no completion for a wrong Q_Key").isEmpty();
             Bytes.assertUntouched(dst.segment(), 0, 128, "receive buffer of a dropped datagram");
 
-            pair.qpA.postSend(SendWr.send(3, src, 32, 32).ud(pair.ahToB, pair.qpB.qpNum(), QpPair.QKEY));
-            Expect.success(Completions.awaitOne(a.cq), 3, WcOpcode.SEND);
+            sendDatagram(pair, SendWr.send(3, src, 32, 32), QpPair.QKEY);
             WorkCompletion wc = Completions.awaitOne(b.cq);
             Expect.success(wc, 1, WcOpcode.RECV);
             Bytes.assertAt(dst.segment(), 40, Bytes.read(src.segment(), 32, 32), "the datagram with the right Q_Key");
         }
+    }
+
+    @Test
+    @DisplayName("A UD datagram longer than the posted receive buffer never takes the UD QP to ERR: it is dropped "
+            + "with no completion (IBTA responder class D, rxe_resp.c drop_msg), the receive stays posted for the next")
+    void datagramLongerThanReceiveBufferKeepsQpInRts() throws Exception {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
+            QpPair pair = QpPair.connect(a, b, QpType.UD, Mtu.MTU_1024);
+            Mr src = a.register(128);
+            Bytes.write(src.segment(), 0, Bytes.pattern(13, 128));
+            Mr dst = b.register(64);
+            pair.qpB.postRecv(RecvWr.of(1, dst, 0, 64));   // 40 bytes of GRH, then room for 24
+            sendDatagram(pair, SendWr.send(2, src, 0, 100), QpPair.QKEY);
+            Expect.outcome("completions of the datagram too long", "[]",
+                    Completions.drain(b.cq).stream().map(wc -> wc.wrId() + " " + wc.status()).toList());
+            Expect.outcome("state of the UD QP", QpState.RTS, pair.qpB.state());
+
+            sendDatagram(pair, SendWr.send(3, src, 0, 16), QpPair.QKEY);
+            WorkCompletion wc = Completions.await(b.cq, 1, "receives of the datagram that fits").getFirst();
+            Expect.success(wc, 1, WcOpcode.RECV);
+            assertThat(wc.byteLen()).isEqualTo(40 + 16);
+            Bytes.assertAt(dst.segment(), 40, Bytes.read(src.segment(), 0, 16), "the datagram that fits");
+        }
+    }
+
+    /** Sends {@code wr} from A to B's QP with this Q_Key and waits for its successful send completion. */
+    private static void sendDatagram(QpPair pair, SendWr wr, int qkey) {
+        pair.qpA.postSend(wr.ud(pair.ahToB, pair.qpB.qpNum(), qkey));
+        Expect.success(Completions.awaitOne(pair.a.cq), wr.wrId(), WcOpcode.SEND);
     }
 
     @Test

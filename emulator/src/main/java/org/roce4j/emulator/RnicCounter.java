@@ -46,6 +46,8 @@ public enum RnicCounter {
     DROPPED_QP_STATE("dropped_qp_state", "the QP's state does not accept the packet"),
     DROPPED_NO_RECEIVE_WQE("dropped_no_receive_wqe", "UC/UD message with no receive WQE (IBTA: silently dropped)"),
     DROPPED_UC_MESSAGE("dropped_uc_message", "UC packets of a message dropped after a sequence or length error"),
+    DROPPED_UD_TOO_LONG("dropped_ud_too_long",
+            "UD datagrams longer than the receive WQE (its 40-byte GRH included): dropped, the WQE kept, the QP in RTS"),
     DROPPED_PSN_OUT_OF_WINDOW("dropped_psn_out_of_window",
             "RC requests outside the PSN window around the expected PSN, UC message starts behind it"),
     DROPPED_STALE_RESPONSE("dropped_stale_response", "responses matching no outstanding request"),

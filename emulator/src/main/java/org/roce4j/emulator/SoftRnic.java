@@ -131,6 +131,7 @@ public final class SoftRnic {
         private List<Gid> gids;
         private ExternalLink link;
         private KeySource keys;
+        private boolean capNetRaw;
 
         private Builder(Fabric fabric) {
             this.fabric = Objects.requireNonNull(fabric, "fabric");
@@ -201,6 +202,16 @@ public final class SoftRnic {
         }
 
         /**
+         * Whether the process using the device holds CAP_NET_RAW; false by default, the unprivileged
+         * process most programs are. With it, a modify may set a controlled Q_Key (bit 31 set); without
+         * it that is EPERM, as Linux's uverbs modify_qp answers a process without the capability.
+         */
+        public Builder capNetRaw(boolean granted) {
+            this.capNetRaw = granted;
+            return this;
+        }
+
+        /**
          * Where memory keys and QP numbers come from; by default {@link KeySource#forFabric}: counted
          * on a deterministic fabric, from a SecureRandom on a threaded one and on the UDP link.
          */
@@ -216,7 +227,7 @@ public final class SoftRnic {
             GidTable table = gids != null ? new GidTable(gids, gidTableLength)
                     : new GidTable(mac, requireIpv4(), ipv6, gidTableLength);
             KeySource source = keys != null ? keys : KeySource.forFabric(fabric, model.limits().maxQp());
-            Rnic rnic = new Rnic(fabric, name, mac, table, activeMtu, model, link, source);
+            Rnic rnic = new Rnic(fabric, name, mac, table, activeMtu, model, link, source, capNetRaw);
             CommunicationManager.install(rnic); // QP 1: every node answers CM MADs, as ib_cm does
             return new SoftRnic(rnic);
         }

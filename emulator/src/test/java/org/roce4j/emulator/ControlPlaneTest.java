@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.lang.foreign.MemorySegment;
+import java.net.Inet4Address;
+import java.net.InetAddress;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
@@ -15,6 +17,8 @@ import org.junit.jupiter.api.Test;
 import org.roce4j.verbs.AccessFlag;
 import org.roce4j.verbs.AhAttr;
 import org.roce4j.verbs.BadWorkRequestException;
+import org.roce4j.verbs.Context;
+import org.roce4j.verbs.Cq;
 import org.roce4j.verbs.DeviceAttr;
 import org.roce4j.verbs.Errno;
 import org.roce4j.verbs.Gid;
@@ -33,6 +37,7 @@ import org.roce4j.verbs.SendWr;
 import org.roce4j.verbs.Verbs;
 import org.roce4j.verbs.VerbsException;
 import org.roce4j.verbs.WrOpcode;
+import org.roce4j.wire.MacAddress;
 
 class ControlPlaneTest {
     private final TwoNodes nodes = new TwoNodes();
@@ -124,6 +129,28 @@ class ControlPlaneTest {
     }
 
     @Test
+    @DisplayName("uverbs modify_qp: a controlled Q_Key (bit 31) is EPERM by default, granted by SoftRnic.Builder.capNetRaw")
+    void controlledQkeyNeedsCapNetRaw() throws Exception {
+        QpAttr init = new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qkey(0x80000001);
+        Qp unprivileged = a.createQp(QpType.UD, 4);
+        assertErrno(Errno.EPERM, () -> unprivileged.modify(init));
+        assertThat(unprivileged.state()).isEqualTo(QpState.RESET);
+
+        SoftRnic privileged = SoftRnic.builder(nodes.fabric).name("rxe2").mac(MacAddress.parse("02:00:00:00:00:03"))
+                .ipv4((Inet4Address) InetAddress.getByName("10.0.0.3")).capNetRaw(true).attach();
+        try (Context context = privileged.device().open()) {
+            Pd pd = context.allocPd();
+            Cq cq = context.createCq(4);
+            Qp qp = pd.createQp(QpInitAttr.of(QpType.UD, cq, QpCap.of(4, 4)));
+            qp.modify(init);
+            assertThat(qp.query(Set.of(QpAttrMask.QKEY)).qkey()).isEqualTo(0x80000001);
+            qp.close();
+            cq.close();
+            pd.close();
+        }
+    }
+
+    @Test
     @DisplayName("modify: the QpTransitions table and attribute ranges decide, EINVAL otherwise; query reports all")
     void modifyChecks() {
         Qp qp = a.createQp(QpType.RC, 4);
@@ -132,10 +159,9 @@ class ControlPlaneTest {
         assertErrno(Errno.EINVAL, () -> qp.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(2)
                 .qpAccessFlags(Set.of())));
         qp.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qpAccessFlags(Set.of()));
-        QpAttr rtr = new QpAttr().qpState(QpState.RTR).pathMtu(Mtu.MTU_2048).destQpNum(99).rqPsn(0x1000000)
-                .ahAttr(AhAttr.of(nodes.b.gid(), 1, 1)).maxDestRdAtomic(4).minRnrTimer(1);
-        assertErrno(Errno.EINVAL, () -> qp.modify(rtr));
-        rtr.rqPsn(5).ahAttr(AhAttr.of(nodes.b.gid(), 7, 1));
+        // A PSN wider than 24 bits is masked, not refused (psnsWiderThan24BitsAreMasked in the conformance suite).
+        QpAttr rtr = new QpAttr().qpState(QpState.RTR).pathMtu(Mtu.MTU_2048).destQpNum(99).rqPsn(5)
+                .ahAttr(AhAttr.of(nodes.b.gid(), 7, 1)).maxDestRdAtomic(4).minRnrTimer(1);
         assertErrno(Errno.EINVAL, () -> qp.modify(rtr));
         rtr.ahAttr(AhAttr.of(nodes.b.gid(), 1, 1)).maxDestRdAtomic(129);
         assertErrno(Errno.EINVAL, () -> qp.modify(rtr));
@@ -181,7 +207,7 @@ class ControlPlaneTest {
 
         Qp ud = a.createQp(QpType.UD, 2);
         TwoNodes.connect(ud, 0, null, 1, 1, Mtu.MTU_1024);
-        assertErrno(Errno.EINVAL, () -> ud.postSend(SendWr.rdmaWrite(6, a.mr, 0, 8, 0, 0)));
+        assertErrno(Errno.EINVAL, () -> ud.postSend(SendWr.rdmaWrite(6, a.mr, 0, 8, 0, 0))); // no AH; the opcode alone is posted
         assertErrno(Errno.EINVAL, () -> ud.postSend(SendWr.send(7, a.mr, 0, 8))); // no address handle
         assertThat(WrOpcode.RDMA_READ.isAllowedOn(QpType.UC)).isFalse();
     }

@@ -20,9 +20,11 @@ import org.roce4j.verbs.CompChannel;
 import org.roce4j.verbs.Cq;
 import org.roce4j.verbs.Errno;
 import org.roce4j.verbs.Mtu;
+import org.roce4j.verbs.Pd;
 import org.roce4j.verbs.Qp;
 import org.roce4j.verbs.QpCap;
 import org.roce4j.verbs.QpInitAttr;
+import org.roce4j.verbs.QpState;
 import org.roce4j.verbs.QpType;
 import org.roce4j.verbs.RecvWr;
 import org.roce4j.verbs.SendWr;
@@ -48,6 +50,12 @@ class UnreliableAndSharedQueuesTest {
 
     private Qp[] udPair() {
         return nodes.connectedPair(QpType.UD, Mtu.MTU_1024);
+    }
+
+    /** A's QP of the pair sends {@code length} bytes of its region to B's with this Q_Key, through an AH to B. */
+    private void sendDatagram(Qp[] pair, long wrId, int length, int qkey) {
+        Ah ah = a.pd.createAh(AhAttr.of(b.gid(), 1, 1));
+        pair[0].postSend(SendWr.send(wrId, a.mr, 0, length).ud(ah, pair[1].qpNum(), qkey));
     }
 
     @Test
@@ -81,9 +89,8 @@ class UnreliableAndSharedQueuesTest {
     @DisplayName("IBTA C10-15: a UD packet with the wrong Q_Key is silently dropped and counted")
     void qkeyViolation() {
         Qp[] pair = udPair();
-        Ah ah = a.pd.createAh(AhAttr.of(b.gid(), 1, 1));
         pair[1].postRecv(RecvWr.of(1, b.mr, 0, 1024));
-        pair[0].postSend(SendWr.send(2, a.mr, 0, 10).ud(ah, pair[1].qpNum(), 0x22222222));
+        sendDatagram(pair, 2, 10, 0x22222222);
         assertThat(a.pollAll()).extracting(WorkCompletion::status).containsExactly(WcStatus.SUCCESS);
         assertThat(b.pollAll()).isEmpty();
         assertThat(nodes.rnicB.counter(RnicCounter.DROPPED_QKEY_VIOLATION)).isEqualTo(1);
@@ -93,9 +100,8 @@ class UnreliableAndSharedQueuesTest {
     @DisplayName("IBTA 10.2.5: a Q_Key with the high bit set in the WR sends the QP's own Q_Key")
     void qkeyHighBitMeansOwnQkey() {
         Qp[] pair = udPair();
-        Ah ah = a.pd.createAh(AhAttr.of(b.gid(), 1, 1));
         pair[1].postRecv(RecvWr.of(1, b.mr, 0, 1024));
-        pair[0].postSend(SendWr.send(2, a.mr, 0, 10).ud(ah, pair[1].qpNum(), 0x80000000));
+        sendDatagram(pair, 2, 10, 0x80000000);
         assertThat(b.pollAll()).extracting(WorkCompletion::status).containsExactly(WcStatus.SUCCESS);
     }
 
@@ -109,6 +115,43 @@ class UnreliableAndSharedQueuesTest {
         assertThat(a.pollAll()).extracting(WorkCompletion::status).containsExactly(WcStatus.SUCCESS);
         assertThat(nodes.fabric.counters().framesTransmitted()).isEqualTo(framesBefore);
         assertThat(b.pollAll()).isEmpty();
+    }
+
+    @Test
+    @DisplayName("A UD datagram longer than the receive WQE is dropped and counted (dropped_ud_too_long); the WQE is "
+            + "kept, the QP stays in RTS")
+    void udDatagramLongerThanReceiveIsDropped() {
+        Qp[] pair = udPair();
+        pair[1].postRecv(RecvWr.of(1, b.mr, 0, 64));   // the GRH's 40 bytes and 24 of payload
+        sendDatagram(pair, 2, 25, 0x11111111);
+        assertThat(a.pollAll()).extracting(WorkCompletion::status).containsExactly(WcStatus.SUCCESS);
+        assertThat(b.pollAll()).isEmpty();
+        assertThat(nodes.rnicB.counter(RnicCounter.DROPPED_UD_TOO_LONG)).isEqualTo(1);
+        assertThat(pair[1].state()).isEqualTo(QpState.RTS);
+        sendDatagram(pair, 3, 24, 0x11111111);
+        assertThat(b.pollAll()).singleElement().satisfies(wc -> {
+            assertThat(wc.wrId()).isEqualTo(1);
+            assertThat(wc.status()).isEqualTo(WcStatus.SUCCESS);
+            assertThat(wc.byteLen()).isEqualTo(64);
+        });
+        assertThat(nodes.rnicB.counter(RnicCounter.DROPPED_UD_TOO_LONG)).isEqualTo(1);
+    }
+
+    @Test
+    @DisplayName("SRQ of another PD: a receive buffer of the QP's PD, not the SRQ's, fails (LOC_PROT_ERR): the WQE is the SRQ's")
+    void srqOfAnotherPdChecksTheSrqsPd() {
+        Pd srqPd = b.context.allocPd();
+        Srq srq = srqPd.createSrq(new SrqInitAttr(4, 1, 0));
+        Qp qa = a.createQp(QpType.RC, 4);
+        Qp qb = b.pd.createQp(QpInitAttr.of(QpType.RC, b.cq, QpCap.of(4, 0)).withSrq(srq));
+        TwoNodes.connect(qa, qb.qpNum(), b.gid(), 1, 1, Mtu.MTU_1024);
+        TwoNodes.connect(qb, qa.qpNum(), a.gid(), 1, 1, Mtu.MTU_1024);
+        srq.postRecv(RecvWr.of(1, b.mr, 0, 64));   // b.mr is in the QP's PD
+        qa.postSend(SendWr.send(2, a.mr, 0, 8));
+        assertThat(b.pollAll()).singleElement().satisfies(wc -> {
+            assertThat(wc.wrId()).isEqualTo(1);
+            assertThat(wc.status()).isEqualTo(WcStatus.LOC_PROT_ERR);
+        });
     }
 
     @Test

@@ -3,6 +3,7 @@ package org.roce4j.ibverbs;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.lang.foreign.Arena;
@@ -23,8 +24,8 @@ import org.roce4j.verbs.WrOpcode;
 
 /**
  * What the provider refuses before calling the device's post_send (a context whose ops count the
- * calls: they point at libc's {@code sched_yield}, which returns 0): opcodes the QP type does not
- * allow (IBTA table 38), UD sends without an address handle, and use after close.
+ * calls: they point at libc's {@code sched_yield}, which returns 0): UD sends without an address
+ * handle and use after close; opcodes the QP type does not allow are not refused (the device fails them).
  */
 class PostChecksTest {
     private final Arena arena = Arena.ofShared();
@@ -53,21 +54,12 @@ class PostChecksTest {
     }
 
     @Test
-    void anOpcodeTheQpTypeDoesNotAllowIsEinvalNamingTheBadWorkRequest() {
+    void anOpcodeTheQpTypeDoesNotAllowGoesToTheProvider() {
+        // libibverbs and rxe's provider post it and the device fails it (LOC_QP_OP_ERR, QP to ERR): this
+        // backend adds no check the device does not make (rxe.txt note [3]).
         IbvQp uc = qp(QpType.UC);
-        assertThatThrownBy(() -> uc.postSend(List.of(wr(1, WrOpcode.RDMA_WRITE), wr(2, WrOpcode.RDMA_READ),
-                wr(3, WrOpcode.SEND))))
-                .isInstanceOfSatisfying(BadWorkRequestException.class, bad -> {
-                    assertThat(bad.errno()).isEqualTo(Errno.EINVAL);
-                    assertThat(bad.index()).isEqualTo(1);
-                    assertThat(bad.wrId()).isEqualTo(2);
-                    assertThat(bad).hasMessageContaining("RDMA_READ is not allowed on a UC QP");
-                });
-        for (WrOpcode opcode : List.of(WrOpcode.ATOMIC_FETCH_AND_ADD, WrOpcode.RDMA_WRITE, WrOpcode.LOCAL_INV)) {
-            assertThatThrownBy(() -> qp(QpType.UD).postSend(wr(9, opcode)))
-                    .isInstanceOfSatisfying(BadWorkRequestException.class,
-                            bad -> assertThat(bad.errno()).isEqualTo(Errno.EINVAL));
-        }
+        assertThatCode(() -> uc.postSend(List.of(wr(1, WrOpcode.RDMA_WRITE), wr(2, WrOpcode.RDMA_READ),
+                wr(3, WrOpcode.ATOMIC_FETCH_AND_ADD), wr(4, WrOpcode.SEND)))).doesNotThrowAnyException();
     }
 
     @Test

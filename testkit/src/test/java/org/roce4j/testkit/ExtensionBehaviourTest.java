@@ -86,6 +86,9 @@ class ExtensionBehaviourTest {
             QpPair pair = QpPair.builder(QpType.RC).connect(a, b);
             try (var qp = pair.a().pd().createQp(QpInitAttr.of(QpType.RC, cq, QpCap.of(4, 4)))) {
                 cq.reqNotify(false);
+                // INIT first: Linux has no RESET -> ERR (qp_state_table).
+                qp.modify(new org.roce4j.verbs.QpAttr().qpState(org.roce4j.verbs.QpState.INIT).pkeyIndex(0).portNum(1)
+                        .qpAccessFlags(java.util.Set.of()));
                 qp.modify(new org.roce4j.verbs.QpAttr().qpState(org.roce4j.verbs.QpState.ERR));
                 qp.postRecv(org.roce4j.verbs.RecvWr.of(1, pair.a().mr(), 0, 8));
                 assertThat(channel.getCqEvent(Duration.ofSeconds(1))).contains(cq);

@@ -51,9 +51,10 @@ public interface Qp extends AutoCloseable {
     QpAttr query(Set<QpAttrMask> mask);
 
     /**
-     * {@code ibv_post_send} of one work request. EINVAL when the QP is in RESET, INIT or RTR, the
-     * opcode is not allowed on this QP type, there are too many SGEs or too much inline data; ENOMEM
-     * when the send queue is full.
+     * {@code ibv_post_send} of one work request. EINVAL when the QP is in RESET, INIT or RTR, there
+     * are too many SGEs or too much inline data; ENOMEM when the send queue is full. An opcode the QP
+     * type does not allow ({@link WrOpcode#isAllowedOn}) is posted, as libibverbs posts it, and
+     * completes with {@code LOC_QP_OP_ERR}, the QP going to ERR.
      *
      * @param wr the request; copied, so it may be reused at once
      */

@@ -7,7 +7,8 @@ import java.util.Set;
  * The operation of a send work request: {@code enum ibv_wr_opcode}, same names and values, with
  * the one table of which QP types allow which operation (IBTA table 38, "service types supported
  * by each operation", as Linux rxe's {@code rxe_wr_opcode_info} applies it). Posting an operation
- * on a QP type that does not allow it fails with EINVAL.
+ * on a QP type that does not allow it is accepted, as libibverbs and its providers accept it: the
+ * device then completes it with {@code LOC_QP_OP_ERR} and moves the QP to ERR.
  */
 public enum WrOpcode {
     /** {@code IBV_WR_RDMA_WRITE}: write local buffers into the peer's memory (RC, UC). */

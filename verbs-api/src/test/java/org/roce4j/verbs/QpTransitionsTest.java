@@ -50,17 +50,28 @@ class QpTransitionsTest {
     }
 
     @Test
-    @DisplayName("IBTA 10.3.1: any state may go to RESET or ERR; RESET cannot jump to RTS")
+    @DisplayName("qp_state_table: any state may go to RESET, any state but RESET to ERR; RESET cannot jump to RTS")
     void anyStateToResetOrErrButNoShortcuts() {
         for (QpType type : QpType.values()) {
             for (QpState from : QpState.values()) {
                 if (from == QpState.SQE && type == QpType.RC) {
                     continue;
                 }
-                assertThat(QpTransitions.isLegal(type, from, QpState.ERR, EnumSet.of(QpAttrMask.STATE))).isTrue();
+                assertThat(QpTransitions.isLegal(type, from, QpState.ERR, EnumSet.of(QpAttrMask.STATE)))
+                        .as("%s %s -> ERR", type, from).isEqualTo(from != QpState.RESET);
                 assertThat(QpTransitions.isLegal(type, from, QpState.RESET, EnumSet.of(QpAttrMask.STATE))).isTrue();
             }
             assertThat(QpTransitions.attributes(type, QpState.RESET, QpState.RTS)).isNull();
+        }
+    }
+
+    @Test
+    @DisplayName("Linux verbs.c qp_state_table has no RESET -> ERR: ib_modify_qp_is_ok answers EINVAL for every device")
+    void resetToErrIsEinval() {
+        for (QpType type : QpType.values()) {
+            assertThat(QpTransitions.attributes(type, QpState.RESET, QpState.ERR)).isNull();
+            assertThatThrownBy(() -> QpTransitions.check(type, QpState.RESET, QpState.ERR, EnumSet.of(QpAttrMask.STATE)))
+                    .isInstanceOfSatisfying(VerbsException.class, e -> assertThat(e.errno()).isEqualTo(Errno.EINVAL));
         }
     }
 

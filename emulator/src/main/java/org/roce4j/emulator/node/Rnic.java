@@ -109,6 +109,11 @@ public final class Rnic implements Agent, FrameReceiver {
     private final Runnable linkHasRoom = this::linkHasRoom;
     /** What the device is where devices differ: its limits and rules (e.g. what retry_cnt 7 means). */
     public final DeviceModel model;
+    /**
+     * Whether the process using the device holds CAP_NET_RAW: the kernel then lets it set a controlled
+     * Q_Key (bit 31) at modify (uverbs_cmd.c modify_qp). False unless {@code SoftRnic.Builder.capNetRaw}.
+     */
+    public final boolean capNetRaw;
 
     /**
      * A node with the GID table given; with a {@code link}, frames go to the link rather than the
@@ -117,7 +122,8 @@ public final class Rnic implements Agent, FrameReceiver {
      * {@code keys} ({@link KeySource#forFabric} picks by the fabric).
      */
     public Rnic(Fabric fabric, String name, MacAddress mac, GidTable gids, Mtu activeMtu,
-         DeviceModel model, ExternalLink link, KeySource keys) {
+         DeviceModel model, ExternalLink link, KeySource keys, boolean capNetRaw) {
+        this.capNetRaw = capNetRaw;
         this.memoryRegions = new MemoryRegionTable(model.limits().maxMr(), keys);
         this.qpnBase = keys.qpnBase();
         this.model = model;

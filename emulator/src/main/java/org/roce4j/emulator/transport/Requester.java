@@ -189,6 +189,13 @@ public final class Requester {
         if ((wqe.flags & SendFlag.FENCE.bit()) != 0 && window.readAtomicInFlight > 0) {
             return false;
         }
+        if (!opcode.isAllowedOn(qp.type)) {
+            // Posted, as libibverbs and its providers post it; rxe_req.c next_opcode finds no opcode for
+            // this QP type (IBTA table 38): the WQE completes LOC_QP_OP_ERR and the QP goes to ERR.
+            wqe.started = true;
+            fail(wqe, WcStatus.LOC_QP_OP_ERR);
+            return true;
+        }
         if (wqe.needsResponseData() && window.readAtomicInFlight >= qp.maxRdAtomic) {
             return false;
         }

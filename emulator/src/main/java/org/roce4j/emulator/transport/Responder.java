@@ -42,7 +42,9 @@ import org.roce4j.wire.Psn;
  * </table>
  * After an invalid request or access error the responder's QP goes to the error state and raises
  * QP_REQ_ERR or QP_ACCESS_ERR (IBTA 11.6.3.1). UC and UD never answer: a bad message is dropped and
- * counted (a receive WQE already taken is kept for the next message, as rxe's class D1).
+ * counted (a receive WQE already taken is kept for the next message, as rxe's class D1); so is a UD
+ * datagram longer than its receive WQE, the QP staying in RTS. Receive buffers are checked against the
+ * PD of the queue the WQE came from: the SRQ's when the QP has one.
  */
 public final class Responder {
     /** rxe_resp.c {@code enum resp_states}: where a request is in its checks, execution and answer. */
@@ -179,7 +181,9 @@ public final class Responder {
                 case ERR_RKEY_VIOLATION -> qp.type == QpType.RC
                         ? classC(NakCode.REMOTE_ACCESS_ERROR, WcStatus.REM_ACCESS_ERR, AsyncEventType.QP_ACCESS_ERR)
                         : RespState.ERR_DROP_MESSAGE;
-                case ERR_RECEIVE_TOO_SMALL -> localError(NakCode.INVALID_REQUEST, WcStatus.LOC_LEN_ERR);
+                case ERR_RECEIVE_TOO_SMALL -> qp.type == QpType.UD
+                        ? datagramTooLong()
+                        : localError(NakCode.INVALID_REQUEST, WcStatus.LOC_LEN_ERR);
                 case ERR_RECEIVE_PROTECTION -> localError(NakCode.REMOTE_OPERATIONAL_ERROR, WcStatus.LOC_PROT_ERR);
                 case ERR_MEMORY_FAULT -> memoryFault();
                 case ERR_DROP_MESSAGE -> dropMessage();
@@ -370,12 +374,12 @@ public final class Responder {
         switch (kind) {
             case SEND -> {
                 if (qp.type == QpType.UD) {
-                    int result = cursor.placeGrh(p, rnic.memoryRegions, qp.pd);
+                    int result = cursor.placeGrh(p, rnic.memoryRegions, qp.receivePd);
                     if (result != SgeCopy.OK) {
                         return receiveError(result);
                     }
                 }
-                int result = SgeCopy.scatter(rnic.memoryRegions, qp.pd, cursor.sgeAddress, cursor.sgeLength,
+                int result = SgeCopy.scatter(rnic.memoryRegions, qp.receivePd, cursor.sgeAddress, cursor.sgeLength,
                         cursor.sgeLkey, 0, cursor.numSge, cursor.written, p.buffer(), p.payloadOffset(), payload);
                 if (result != SgeCopy.OK) {
                     return receiveError(result);
@@ -572,6 +576,20 @@ public final class Responder {
         if (qp.type == QpType.UC) {
             dropMessage = true;
         }
+        return RespState.CLEANUP;
+    }
+
+    /**
+     * A UD datagram longer than the receive WQE: dropped and counted, the WQE kept for the next datagram,
+     * the QP left in RTS. A UD QP serves any sender that knows its QPN and Q_Key, so one remote's datagram
+     * must not take the service down, as LOC_LEN_ERR and the error state would. IBTA's responder error
+     * classes have an unreliable service silently drop a request it cannot take (class D, what rxe_resp.c
+     * does with RESPST_ERR_LENGTH on UD: {@code qp->resp.drop_msg = 1}, no completion); nothing is lost
+     * without a trace, as {@link RnicCounter#DROPPED_UD_TOO_LONG} counts it.
+     */
+    private RespState datagramTooLong() {
+        rnic.count(RnicCounter.DROPPED_UD_TOO_LONG);
+        abandonMessage();
         return RespState.CLEANUP;
     }
 

@@ -39,6 +39,7 @@ import org.roce4j.verbs.WorkCompletion;
 import org.roce4j.verbs.WrOpcode;
 import org.roce4j.wire.HeaderType;
 import org.roce4j.wire.PacketInfo;
+import org.roce4j.wire.Psn;
 import org.roce4j.wire.Transport;
 
 /**
@@ -59,6 +60,12 @@ public final class EmulatedQp extends Resource implements Qp {
     final EmulatedCq sendCq;
     final EmulatedCq recvCq;
     public final EmulatedSrq srq;
+    /**
+     * The PD a receive WQE's lkeys are checked against: the SRQ's when the QP takes its receives from one
+     * (which may be of another PD than the QP, as Linux allows: the WQE belongs to the SRQ; rdmavt's
+     * init_sge checks {@code qp->ibqp.srq ? srq->pd : qp->pd}), else the QP's.
+     */
+    public final Object receivePd;
     final boolean sqSigAll;
     private final QpInitAttr initAttr;
     public final SendQueue sq;
@@ -104,6 +111,7 @@ public final class EmulatedQp extends Resource implements Qp {
         this.sendCq = (EmulatedCq) init.sendCq();
         this.recvCq = (EmulatedCq) init.recvCq();
         this.srq = (EmulatedSrq) init.srq();
+        this.receivePd = srq == null ? pd : srq.pd;
         this.sqSigAll = init.sqSigAll();
         this.initAttr = new QpInitAttr(type, init.sendCq(), init.recvCq(), init.srq(), granted, sqSigAll);
         this.sq = new SendQueue(granted.maxSendWr(), granted.maxSendSge(), granted.maxInlineData());
@@ -129,8 +137,10 @@ public final class EmulatedQp extends Resource implements Qp {
         recv.checkOpen(verb);
         EmulatedSrq srq = null;
         if (init.srq() != null) {
-            if (!(init.srq() instanceof EmulatedSrq s) || s.pd != pd) {
-                throw invalid(verb, "the SRQ belongs to another protection domain");
+            // An SRQ of another PD is fine (ib_create_qp / rxe_qp_chk_init check none; IBTA lets a QP and
+            // its SRQ be in different PDs): its receive buffers are then checked against the SRQ's PD.
+            if (!(init.srq() instanceof EmulatedSrq s) || s.pd.context != pd.context) {
+                throw invalid(verb, "the SRQ belongs to another context");
             }
             s.checkOpen(verb);
             srq = s;
@@ -230,11 +240,11 @@ public final class EmulatedQp extends Resource implements Qp {
             destQpn = attr.destQpNum();
         }
         if (mask.contains(QpAttrMask.RQ_PSN)) {
-            rqPsn = attr.rqPsn();
+            rqPsn = attr.rqPsn() & Psn.MASK;   // rxe_qp_from_attr: masked to 24 bits, not refused
             responder.startAt(rqPsn);
         }
         if (mask.contains(QpAttrMask.SQ_PSN)) {
-            sqPsn = attr.sqPsn();
+            sqPsn = attr.sqPsn() & Psn.MASK;
             requester.startAt(sqPsn);
         }
         if (mask.contains(QpAttrMask.TIMEOUT)) {

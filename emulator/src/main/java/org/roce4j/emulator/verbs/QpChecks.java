@@ -4,9 +4,11 @@ import java.util.Set;
 
 import org.roce4j.emulator.node.NetworkPath;
 import org.roce4j.emulator.node.Rnic;
+import org.roce4j.verbs.Errno;
 import org.roce4j.verbs.QpAttr;
 import org.roce4j.verbs.QpAttrMask;
 import org.roce4j.verbs.QpCap;
+import org.roce4j.verbs.VerbsException;
 import org.roce4j.wire.Psn;
 
 /**
@@ -16,6 +18,9 @@ import org.roce4j.wire.Psn;
  * {@link org.roce4j.verbs.QpTransitions}'; these are the values' ranges against the device.
  */
 final class QpChecks {
+    /** {@code IB_QP_SET_QKEY}: a Q_Key with this bit set is a controlled one. */
+    static final int PRIVILEGED_QKEY_BIT = 0x80000000;
+
     private QpChecks() {
     }
 
@@ -52,11 +57,14 @@ final class QpChecks {
         if (mask.contains(QpAttrMask.PATH_MTU) && attr.pathMtu() == null) {
             throw Resource.invalid(verb, "no path MTU");
         }
-        if (mask.contains(QpAttrMask.RQ_PSN) && !Psn.isValid(attr.rqPsn())) {
-            throw Resource.invalid(verb, "rq_psn " + attr.rqPsn() + " is wider than 24 bits");
-        }
-        if (mask.contains(QpAttrMask.SQ_PSN) && !Psn.isValid(attr.sqPsn())) {
-            throw Resource.invalid(verb, "sq_psn " + attr.sqPsn() + " is wider than 24 bits");
+        // rq_psn and sq_psn wider than 24 bits are not refused: the kernel keeps their low 24 bits
+        // (rxe_qp_from_attr: attr->rq_psn & BTH_PSN_MASK; EmulatedQp.apply does the same).
+        if (mask.contains(QpAttrMask.QKEY) && (attr.qkey() & PRIVILEGED_QKEY_BIT) != 0 && !rnic.capNetRaw) {
+            // uverbs_cmd.c modify_qp: a Q_Key with IB_QP_SET_QKEY (bit 31) set is reserved for privileged
+            // processes (IBTA's controlled Q_Keys); without CAP_NET_RAW the kernel answers EPERM.
+            throw new VerbsException(Errno.EPERM, verb + ": Q_Key 0x" + Integer.toHexString(attr.qkey())
+                    + " has bit 31 set (a controlled Q_Key), which needs CAP_NET_RAW; the device was built without it "
+                    + "(SoftRnic.Builder.capNetRaw)");
         }
         if (mask.contains(QpAttrMask.DEST_QPN) && !Psn.isValid(attr.destQpNum())) {
             throw Resource.invalid(verb, "dest_qp_num " + attr.destQpNum() + " is wider than 24 bits");
