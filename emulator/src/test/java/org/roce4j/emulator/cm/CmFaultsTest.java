@@ -179,7 +179,7 @@ class CmFaultsTest {
     }
 
     @Test
-    @DisplayName("cm_destroy_id in REQ_SENT: the client gives up before the REP — REJ reason 1 (timeout); the server's new id sees REJECTED 1")
+    @DisplayName("cm_destroy_id in REQ_SENT: the client gives up before the REP — REJ reason 4 (IB_CM_REJ_TIMEOUT) with the CA GUID as ARI; the server's new id sees REJECTED 4")
     void destroyingAConnectingIdRejectsWithTimeout() {
         CmId clientId = nodes.connectingClient().id;
         CmEvent request = expect(nodes.server, CmEventType.CONNECT_REQUEST);
@@ -187,7 +187,7 @@ class CmFaultsTest {
         clientId.destroyQp();
         clientId.close();
         CmEvent rejected = expect(nodes.server, CmEventType.REJECTED);
-        assertThat(rejected.status()).isEqualTo(1);
+        assertThat(rejected.status()).isEqualTo(4); // ib_cm.h: IB_CM_REJ_TIMEOUT = 4 (1 is NO_QP)
         assertThat(rejected.id()).isSameAs(request.id());
         rejected.ack();
     }
