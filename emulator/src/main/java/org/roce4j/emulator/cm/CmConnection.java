@@ -11,6 +11,7 @@ import org.roce4j.wire.mad.DisconnectReply;
 import org.roce4j.wire.mad.DisconnectRequest;
 import org.roce4j.wire.mad.MessageReceiptAck;
 import org.roce4j.wire.mad.ReadyToUse;
+import org.roce4j.wire.mad.RejectReason;
 import org.roce4j.wire.mad.SidrStatus;
 
 /**
@@ -21,12 +22,15 @@ import org.roce4j.wire.mad.SidrStatus;
  * id) what happened. Called under the fabric lock only.
  */
 final class CmConnection {
-    /** cm.c {@code IB_CM_REJ_*} reasons this CM sends (IBTA table 109). */
-    static final int REJ_TIMEOUT = 1;
-    static final int REJ_INVALID_COMM_ID = 5;
-    static final int REJ_INVALID_SERVICE_ID = 8;
-    static final int REJ_STALE_CONN = 10;
-    static final int REJ_CONSUMER_DEFINED = 28;
+    /**
+     * The {@code IB_CM_REJ_*} reasons this CM sends (ib_cm.h {@code enum ib_cm_rej_reason}, IBTA
+     * table 109), from the one table of them: TIMEOUT is 4 and INVALID_COMM_ID 6 on the wire.
+     */
+    static final int REJ_TIMEOUT = RejectReason.TIMEOUT.code();
+    static final int REJ_INVALID_COMM_ID = RejectReason.INVALID_COMM_ID.code();
+    static final int REJ_INVALID_SERVICE_ID = RejectReason.INVALID_SERVICE_ID.code();
+    static final int REJ_STALE_CONN = RejectReason.STALE_CONN.code();
+    static final int REJ_CONSUMER_DEFINED = RejectReason.CONSUMER_DEFINED.code();
 
     final CommunicationManager cm;
     CmUser user;

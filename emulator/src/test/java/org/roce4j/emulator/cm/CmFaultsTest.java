@@ -179,7 +179,7 @@ class CmFaultsTest {
     }
 
     @Test
-    @DisplayName("cm_destroy_id in REQ_SENT: the client gives up before the REP — REJ reason 1 (timeout); the server's new id sees REJECTED 1")
+    @DisplayName("cm_destroy_id in REQ_SENT: the client gives up before the REP — REJ reason 4 (IB_CM_REJ_TIMEOUT) with the CA GUID as ARI; the server's new id sees REJECTED 4")
     void destroyingAConnectingIdRejectsWithTimeout() {
         CmId clientId = nodes.connectingClient().id;
         CmEvent request = expect(nodes.server, CmEventType.CONNECT_REQUEST);
@@ -187,8 +187,24 @@ class CmFaultsTest {
         clientId.destroyQp();
         clientId.close();
         CmEvent rejected = expect(nodes.server, CmEventType.REJECTED);
-        assertThat(rejected.status()).isEqualTo(1);
+        assertThat(rejected.status()).isEqualTo(4); // ib_cm.h: IB_CM_REJ_TIMEOUT = 4 (1 is NO_QP)
         assertThat(rejected.id()).isSameAs(request.id());
         rejected.ack();
+    }
+    @Test
+    @DisplayName("cm_rep_handler: a REP for a connection the client no longer has (its timeout REJ lost) is answered with REJ reason 6 (IB_CM_REJ_INVALID_COMM_ID); the server sees REJECTED 6")
+    void replyForAForgottenConnectionIsRejectedInvalidCommId() {
+        nodes.fabric.faults(Faults.seeded(7).dropNth(1, FrameMatch.cm(CmAttribute.REJ).andFrom(nodes.clientNode.mac())));
+        CmId clientId = nodes.connectingClient().id;
+        CmEvent request = expect(nodes.server, CmEventType.CONNECT_REQUEST);
+        request.ack();
+        clientId.destroyQp();
+        clientId.close(); // its REJ (timeout) is dropped: the server still thinks the client waits
+        CmNodes.Endpoint server = nodes.endpoint(request.id());
+        request.id().accept(param(null));
+        CmEvent rejected = expect(nodes.server, CmEventType.REJECTED);
+        assertThat(rejected.status()).isEqualTo(6);
+        rejected.ack();
+        assertThat(server.qp.state()).isEqualTo(QpState.ERR);
     }
 }

@@ -124,6 +124,11 @@ class CmMadRoundTripTest {
             assertThat(decoded instanceof DecodedCmMad.NotCm notCm && notCm.reason() == DecodedCmMad.Reason.WRONG_LENGTH)
                     .as("off %d len %d: %s", off, len, decoded).isEqualTo(!fits);
         });
+        byte[] room = new byte[300]; // 256 bytes fit at 0..44 only
+        CmMad.encode(MadHeader.cm(1, CmAttribute.RTU), new ReadyToUse(1, 2, new byte[0]), room, 44);
+        assertThat(CmMad.decode(room, 44, MadHeader.MAD_SIZE)).isInstanceOf(DecodedCmMad.Decoded.class);
+        assertThat(CmMad.decode(room, 45, MadHeader.MAD_SIZE)).as("256 bytes at 45 of 300")
+                .isEqualTo(new DecodedCmMad.NotCm(DecodedCmMad.Reason.WRONG_LENGTH, "payload of 256 bytes at 45 of 300"));
         assertThat(CmMad.decode(null, 0, MadHeader.MAD_SIZE))
                 .isEqualTo(new DecodedCmMad.NotCm(DecodedCmMad.Reason.WRONG_LENGTH, "payload of 256 bytes at 0 of no buffer"));
     }

@@ -58,6 +58,9 @@ class CmaHeaderTest {
         assertThat(CmaHeader.decode(buf, 0, buf.length)).isPresent();
         assertThat(CmaHeader.decode(buf, 0, buf.length - 1)).as("35 bytes").isEmpty();
         assertThat(CmaHeader.decode(buf, 1, buf.length)).as("past the buffer").isEmpty();
+        byte[] room = new byte[40];
+        System.arraycopy(buf, 0, room, 5, 35); // a valid header's start 5 bytes in: 36 bytes do not fit there
+        assertThat(CmaHeader.decode(room, 5, CmaHeader.LENGTH)).as("36 bytes at 5 of 40").isEmpty();
         byte[] version1 = buf.clone();
         version1[0] = 1;
         assertThat(CmaHeader.decode(version1, 0, buf.length)).isEmpty();

@@ -55,6 +55,36 @@ class FieldTest {
         });
     }
 
+    @Test
+    @DisplayName("IBA_FIELD_MLOC: a field of n whole bytes is 8n bits from the top of its first byte")
+    void wholeByteFieldsAreEightBitsAByte() {
+        Field gid = Field.bytes(3, 16);
+        assertThat(gid).isEqualTo(new Field(3, 0, 128));
+        assertThat(gid.length()).isEqualTo(16);
+    }
+
+    @Test
+    @DisplayName("putBytes: a value shorter than its field is copied to the field's start and the rest of the field zeroed, nothing after it")
+    void putBytesZeroFillsTheRestOfTheField() {
+        byte[] buf = new byte[8];
+        java.util.Arrays.fill(buf, (byte) 0xEE);
+        Field.bytes(1, 4).putBytes(buf, 1, new byte[] {1, 2});
+        assertThat(buf).containsExactly(0xEE, 0xEE, 1, 2, 0, 0, 0xEE, 0xEE);
+    }
+
+    @Test
+    @DisplayName("check: a 64-bit field takes every long, a narrower one refuses negative values and bits above its width")
+    void checkRefusesOnlyValuesTheFieldCannotCarry() {
+        Field.at(0, 64).check("service ID", -1L);
+        Field.at(0, 64).check("service ID", Long.MIN_VALUE);
+        Field.at(0, 24).check("QPN", 0xFFFFFF);
+        Field.at(0, 24).check("QPN", 0);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Field.at(0, 24).check("QPN", 0x1000000))
+                .hasMessageContaining("QPN 16777216 does not fit in 24 bits");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Field.at(0, 63).check("x", -1L))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
     private static int bitAt(byte[] buf, int bit) {
         return buf[bit / 8] >>> (7 - bit % 8) & 1;
     }
