@@ -54,7 +54,7 @@ final class EmulatedRcPair implements AutoCloseable {
 
     private SoftRnic node(String name, String mac, String ipv4, boolean retryForever) throws Exception {
         return SoftRnic.builder(fabric).name(name).mac(MacAddress.parse(mac))
-                .ipv4((Inet4Address) InetAddress.getByName(ipv4)).profile(retryForever ? DeviceProfile.RXE : DeviceProfile.IBTA).attach();
+                .ipv4((Inet4Address) InetAddress.getByName(ipv4)).profile(retryForever ? DeviceProfile.RXE_6_12 : DeviceProfile.LINUX).attach();
     }
 
     /**

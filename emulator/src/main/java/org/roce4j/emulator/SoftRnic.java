@@ -127,7 +127,7 @@ public final class SoftRnic {
         private Inet4Address ipv4;
         private Inet6Address ipv6;
         private Mtu activeMtu = DEFAULT_ACTIVE_MTU;
-        private DeviceModel model = DeviceProfile.IBTA.model();
+        private DeviceModel model = DeviceProfile.LINUX.model();
         private List<Gid> gids;
         private ExternalLink link;
         private KeySource keys;
@@ -166,8 +166,8 @@ public final class SoftRnic {
         }
 
         /**
-         * Whose rules the device follows where devices differ; {@link DeviceProfile#IBTA} by default
-         * ({@link DeviceProfile#RXE}: Linux Soft-RoCE's, e.g. retry_cnt 7 retries forever).
+         * Whose rules the device follows where devices differ; {@link DeviceProfile#LINUX} by default
+         * ({@link DeviceProfile#RXE_6_12}: Linux Soft-RoCE's, e.g. retry_cnt 7 retries forever).
          */
         public Builder profile(DeviceProfile deviceProfile) {
             return profile(deviceProfile.model());

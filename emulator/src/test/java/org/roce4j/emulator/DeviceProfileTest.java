@@ -30,25 +30,25 @@ class DeviceProfileTest {
     @DisplayName("IBTA 9.7.6.1.3: retry_cnt 7 is seven retries, never forever")
     void ibtaRetryCountSevenIsSevenRetries() {
         for (int retryCnt = 0; retryCnt <= 7; retryCnt++) {
-            assertThat(DeviceProfile.IBTA.model().retriesForever(retryCnt)).as("retry_cnt %d", retryCnt).isFalse();
+            assertThat(DeviceProfile.LINUX.model().retriesForever(retryCnt)).as("retry_cnt %d", retryCnt).isFalse();
         }
     }
 
     @Test
     @DisplayName("rxe_comp.c rxe_completer: retry_cnt 7 retries forever, 0..6 run out")
     void rxeRetryCountSevenIsForever() {
-        assertThat(DeviceProfile.RXE.model().retriesForever(7)).isTrue();
+        assertThat(DeviceProfile.RXE_6_12.model().retriesForever(7)).isTrue();
         for (int retryCnt = 0; retryCnt < 7; retryCnt++) {
-            assertThat(DeviceProfile.RXE.model().retriesForever(retryCnt)).as("retry_cnt %d", retryCnt).isFalse();
+            assertThat(DeviceProfile.RXE_6_12.model().retriesForever(retryCnt)).as("retry_cnt %d", retryCnt).isFalse();
         }
     }
 
     @Test
-    @DisplayName("rxe_param.h: both profiles report and enforce Linux rxe's limits")
+    @DisplayName("rxe_param.h: every profile reports and enforces Linux rxe's limits")
     void everyProfileHasRxesLimits() {
         for (DeviceProfile profile : DeviceProfile.values()) {
             assertThat(profile.model().limits()).as("%s", profile).isEqualTo(DeviceLimits.RXE);
-            assertThat(profile.model().name()).isEqualTo(profile.name());
+            assertThat(DeviceProfile.named(profile.id())).isSameAs(profile);
         }
         DeviceLimits rxe = DeviceLimits.RXE;
         assertThat(rxe.maxQp()).as("RXE_MAX_QP").isEqualTo(0x10000);
@@ -62,9 +62,9 @@ class DeviceProfileTest {
     @DisplayName("A device's limits come from its profile: with max_qp 2, ibv_query_device says 2 and the third ibv_create_qp is ENOMEM (rxe_pool.c __rxe_add_to_pool: num_elem past the pool's max_elem)")
     void aProfilesLimitsAreReportedAndEnforced() {
         Fabric fabric = Fabric.deterministic();
-        DeviceModel twoQps = DeviceProfile.IBTA.model().withLimits(rxeWithMaxQp(2));
+        DeviceModel twoQps = DeviceProfile.LINUX.model().withLimits(rxeWithMaxQp(2));
         try (Context small = node(fabric, "small", "02:00:00:00:00:01", "10.0.0.1", twoQps).device().open();
-             Context rxe = node(fabric, "rxe", "02:00:00:00:00:02", "10.0.0.2", DeviceProfile.IBTA.model()).device().open()) {
+             Context rxe = node(fabric, "rxe", "02:00:00:00:00:02", "10.0.0.2", DeviceProfile.LINUX.model()).device().open()) {
             assertThat(small.queryDevice().maxQp()).isEqualTo(2);
             assertThat(rxe.queryDevice().maxQp()).isEqualTo(0x10000);
 
@@ -94,10 +94,10 @@ class DeviceProfileTest {
     @Test
     @DisplayName("A model with other limits keeps its departures: RXE with two QPs still retries forever at retry_cnt 7")
     void withLimitsKeepsTheDepartures() {
-        DeviceModel small = DeviceProfile.RXE.model().withLimits(rxeWithMaxQp(2));
+        DeviceModel small = DeviceProfile.RXE_6_12.model().withLimits(rxeWithMaxQp(2));
         assertThat(small.retriesForever(7)).isTrue();
         assertThat(small.limits().maxQp()).isEqualTo(2);
-        assertThat(small.name()).isEqualTo("RXE");
+        assertThat(small.name()).isEqualTo("rxe-6.12");
     }
 
     @Test

@@ -30,7 +30,7 @@ import org.roce4j.verbs.WorkCompletion;
  * 1 byte to 4 KiB in batches of 32 complete exactly once each, in order, bit-exact.
  *
  * <p>Two runs: the issue's 30% loss with Linux rxe's reading of retry_cnt 7 (retry forever,
- * {@link DeviceProfile#RXE}), and 15% loss with IBTA's (seven retries).
+ * {@link DeviceProfile#RXE_6_12}), and 15% loss with IBTA's (seven retries).
  *
  * <h2>retry_cnt 7 and this much loss (why IBTA's reading runs at 15%, not 30%)</h2>
  * retry_cnt 7 is 7 retries, not infinite (IBTA 9.7.6.1.3; rxe makes it infinite). Forward progress
@@ -78,14 +78,14 @@ class LossyTransferTest {
     @DisplayName("IBTA 9.7.5, as rxe retries (retry_cnt 7 = forever): 10,000 RC SENDs and WRITEs (1 B..4 KiB) under 30% "
             + "loss, 10% reordering and 5% duplication both ways — one SUCCESS per WR in order, receives in order, every byte right")
     void tenThousandMessagesOverAThirtyPercentLossyLinkWithRxeRetries() {
-        transferOverALossyLink(RXE_LOSS, DeviceProfile.RXE);
+        transferOverALossyLink(RXE_LOSS, DeviceProfile.RXE_6_12);
     }
 
     @Test
     @DisplayName("IBTA 9.7.5 and 9.7.6.1.3 (retry_cnt 7 = seven retries): 10,000 RC SENDs and WRITEs under 15% loss, "
             + "10% reordering and 5% duplication both ways — one SUCCESS per WR in order, receives in order, every byte right")
     void tenThousandMessagesOverAFifteenPercentLossyLinkWithIbtaRetries() {
-        transferOverALossyLink(IBTA_LOSS, DeviceProfile.IBTA);
+        transferOverALossyLink(IBTA_LOSS, DeviceProfile.LINUX);
     }
 
     private void transferOverALossyLink(double loss, DeviceProfile profile) {
@@ -165,7 +165,7 @@ class LossyTransferTest {
                         + "local_ack_timeouts=%d rcvd_seq_err(NAKs)=%d retry_exceeded_err=%d%n"
                         + "  B: naks_sent=%d duplicate_request=%d out_of_seq_request=%d%n",
                 MESSAGES, sends, MESSAGES - sends, bytes, nodes.fabric.clock().nanoTime() / 1e6, plan,
-                profile == DeviceProfile.RXE ? "retries forever, as rxe" : "is seven retries, as IBTA",
+                profile == DeviceProfile.RXE_6_12 ? "retries forever, as rxe" : "is seven retries, as IBTA",
                 nodes.fabric.faultCounters(), ca.get("retransmitted_pkts"), ca.get("completer_retry_err"),
                 ca.get("local_ack_timeouts"), ca.get("rcvd_seq_err"), ca.get("retry_exceeded_err"),
                 cb.get("naks_sent"), cb.get("duplicate_request"), cb.get("out_of_seq_request"));

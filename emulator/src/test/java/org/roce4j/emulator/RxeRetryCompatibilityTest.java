@@ -16,12 +16,12 @@ import org.roce4j.verbs.WorkCompletion;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@link DeviceProfile#RXE}: Linux rxe decrements retry_cnt only when it
+ * {@link DeviceProfile#RXE_6_12}: Linux rxe decrements retry_cnt only when it
  * is not 7 ({@code rxe_comp.c}), so a QP with retry_cnt 7 retries forever; IBTA's reading (the
  * default, {@code LocalAckTimeoutTest}) gives up after seven. Values below 7 count down either way.
  */
 class RxeRetryCompatibilityTest {
-    private final TwoNodes nodes = new TwoNodes(Fabric.deterministic(), DeviceProfile.RXE);
+    private final TwoNodes nodes = new TwoNodes(Fabric.deterministic(), DeviceProfile.RXE_6_12);
     private final FaultScript script = new FaultScript();
 
     @AfterEach

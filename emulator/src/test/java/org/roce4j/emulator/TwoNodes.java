@@ -49,7 +49,7 @@ public final class TwoNodes implements AutoCloseable {
     }
 
     TwoNodes(Fabric fabric) {
-        this(fabric, DeviceProfile.IBTA);
+        this(fabric, DeviceProfile.LINUX);
     }
 
     /** @param profile whose rules both devices follow where devices differ (see {@link DeviceProfile}) */

@@ -16,7 +16,7 @@ import org.roce4j.verbs.Context;
 class AtomicCounterExampleTest {
 
     @Test
-    @EmulatedFabric(drop = 0.15, duplicate = 0.2, reorder = 0.1, profile = DeviceProfile.RXE)
+    @EmulatedFabric(drop = 0.15, duplicate = 0.2, reorder = 0.1, profile = DeviceProfile.RXE_6_12)
     void ticketsStayUniqueWhenAtomicsAreRetransmittedAndDuplicated(TestFabric fabric, Context owner, Context client) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         long total = AtomicCounterExample.run(owner, client, 100, new PrintStream(out, true, StandardCharsets.UTF_8));

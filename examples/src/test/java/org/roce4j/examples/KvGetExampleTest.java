@@ -21,7 +21,7 @@ import org.roce4j.verbs.QpCap;
 class KvGetExampleTest {
 
     @Test
-    @EmulatedFabric(drop = 0.1, duplicate = 0.05, reorder = 0.1, corrupt = 0.02, profile = DeviceProfile.RXE)
+    @EmulatedFabric(drop = 0.1, duplicate = 0.05, reorder = 0.1, corrupt = 0.02, profile = DeviceProfile.RXE_6_12)
     void everyStoredKeyReadsBackAndAMissingOneIsNotFoundUnderFaults(TestFabric fabric, Context server, Context client) {
         // Three rounds: over 100 frames, so that the random plan surely loses some, whatever the seed.
         for (int round = 0; round < 3; round++) {

@@ -21,7 +21,7 @@ import org.roce4j.verbs.QpCap;
 class RingBufferExampleTest {
 
     @Test
-    @EmulatedFabric(drop = 0.15, duplicate = 0.05, reorder = 0.1, corrupt = 0.02, profile = DeviceProfile.RXE)
+    @EmulatedFabric(drop = 0.15, duplicate = 0.05, reorder = 0.1, corrupt = 0.02, profile = DeviceProfile.RXE_6_12)
     void twoHundredMessagesArriveOnceAndInOrderUnderFaults(TestFabric fabric, Context consumer, Context producer) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         assertThat(RingBufferExample.run(consumer, producer, 200, new PrintStream(out, true, StandardCharsets.UTF_8)))

@@ -86,7 +86,7 @@ public @interface EmulatedFabric {
     Class<? extends FaultSchedule> faults() default FaultSchedule.None.class;
 
     /** {@return whose behaviour the RNICs follow where IBTA and Linux Soft-RoCE differ} */
-    DeviceProfile profile() default DeviceProfile.IBTA;
+    DeviceProfile profile() default DeviceProfile.LINUX;
 
     /** {@return when the test's capture is kept in {@code target/roce4j-pcaps}} */
     Capture capture() default Capture.ON_FAILURE;

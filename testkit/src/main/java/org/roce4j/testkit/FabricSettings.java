@@ -61,7 +61,7 @@ record FabricSettings(int nodes, Mtu mtu, Link link, long seed, boolean seedWasG
             throw new ExtensionConfigurationException("@EmulatedFabric: faults cannot be injected on the UDP link "
                     + "(the kernel carries the frames); use DETERMINISTIC or THREADED");
         }
-        if (link == Link.UDP_LOOPBACK && annotation.profile() != DeviceProfile.IBTA) {
+        if (link == Link.UDP_LOOPBACK && annotation.profile() != DeviceProfile.LINUX) {
             throw new ExtensionConfigurationException("@EmulatedFabric: the " + annotation.profile()
                     + " profile is not available on the UDP link yet");
         }

@@ -68,7 +68,7 @@ class EmulatedFabricTest {
     }
 
     @Test
-    @EmulatedFabric(drop = 0.2, duplicate = 0.05, reorder = 0.1, profile = DeviceProfile.RXE)
+    @EmulatedFabric(drop = 0.2, duplicate = 0.05, reorder = 0.1, profile = DeviceProfile.RXE_6_12)
     void underSeededLossEveryWriteStillCompletesOnce(TestFabric fabric, Context a, Context b) {
         QpPair pair = QpPair.rc(a, b);
         for (int i = 0; i < 50; i++) {

@@ -59,7 +59,7 @@ class FaultsAndProfilesTest {
     }
 
     @Test
-    @EmulatedFabric(faults = LoseEveryRequest.class, profile = DeviceProfile.RXE)
+    @EmulatedFabric(faults = LoseEveryRequest.class, profile = DeviceProfile.RXE_6_12)
     void underTheRxeProfileRetryCountSevenRetriesForever(TestFabric fabric, Context a, Context b) {
         QpPair pair = QpPair.builder(QpType.RC).retryCnt(7).timeout(14).connect(a, b);
         pair.a().qp().postSend(SendWr.rdmaWrite(1, pair.a().mr(), 0, 64, pair.a().peerAddress(), pair.a().peerRkey()));

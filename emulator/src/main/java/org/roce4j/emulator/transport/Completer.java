@@ -39,7 +39,7 @@ import org.roce4j.wire.Psn;
  *   <li>retry_cnt (IBTA 9.7.6.1.3, C9-141): sequence NAKs, implicit NAKs and timeouts each cost one
  *       retry; with none left the WQE fails RETRY_EXC_ERR, so a PSN is sent at most retry_cnt + 1
  *       times. Unlike rnr_retry, 7 is not infinite (IBTA; the device's profile may say otherwise, as
- *       {@link org.roce4j.emulator.DeviceProfile#RXE} does: rxe treats 7 as infinite for both). One
+ *       {@link org.roce4j.emulator.DeviceProfile#RXE_6_12} does: rxe treats 7 as infinite for both). One
  *       go-back is charged per loss: further triggers before progress are ignored (rxe
  *       {@code started_retry}), except a timeout. Forward progress, reported by an ACK or by a NAK
  *       (which acknowledges the PSNs before it), reloads retry_cnt and ends the go-back.</li>
@@ -396,7 +396,7 @@ public final class Completer {
             failAt(psn, WcStatus.RETRY_EXC_ERR);
             return;
         }
-        if (!rnic.model.retriesForever(qp.retryCnt)) { // IBTA 9.7.6.1.3; the RXE profile: 7 is forever
+        if (!rnic.model.retriesForever(qp.retryCnt)) { // IBTA 9.7.6.1.3; the rxe profiles: 7 is forever
             retriesLeft--;
         }
         retryStarted = true;
