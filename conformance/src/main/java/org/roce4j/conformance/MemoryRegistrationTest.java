@@ -51,21 +51,18 @@ class MemoryRegistrationTest {
     }
 
     @Test
-    @DisplayName("ibv_reg_mr_iova: local SGEs and remote peers address the region at its IOVA")
+    @DisplayName("ibv_reg_mr_iova: local SGEs and remote peers address the region at its IOVA (the address's page offset kept)")
     void iovaAddressing() throws Exception {
         try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
             QpPair pair = QpPair.connect(a, b, QpType.RC, Mtu.MTU_1024);
             MemorySegment sourceMemory = a.allocate(256);
             MemorySegment targetMemory = b.allocate(256);
-            Mr[] registered = new Mr[2];
-            Expect.succeeds("ibv_reg_mr_iova with another page offset", () -> {
-                registered[0] = a.track(a.pd.regMr(sourceMemory, 0x4000_0000L, Endpoint.ALL_ACCESS));
-                registered[1] = b.track(b.pd.regMr(targetMemory, 0x5000_0000L, Endpoint.ALL_ACCESS));
-            });
-            Mr source = registered[0];
-            Mr target = registered[1];
-            assertThat(source.address()).isEqualTo(0x4000_0000L);
-            assertThat(target.address()).isEqualTo(0x5000_0000L);
+            long sourceIova = 0x4000_0000L + pageOffset(sourceMemory);
+            long targetIova = 0x5000_0000L + pageOffset(targetMemory);
+            Mr source = a.track(a.pd.regMr(sourceMemory, sourceIova, Endpoint.ALL_ACCESS));
+            Mr target = b.track(b.pd.regMr(targetMemory, targetIova, Endpoint.ALL_ACCESS));
+            assertThat(source.address()).isEqualTo(sourceIova);
+            assertThat(target.address()).isEqualTo(targetIova);
             for (int i = 0; i < 256; i++) {
                 sourceMemory.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 7));
             }
@@ -78,10 +75,30 @@ class MemoryRegistrationTest {
     }
 
     @Test
+    @DisplayName("Linux ib_uverbs_reg_mr: an IOVA whose offset within a page differs from the address's is EINVAL")
+    void iovaWithAnotherPageOffsetIsEinval() throws Exception {
+        try (Endpoint e = Endpoint.first(backend)) {
+            MemorySegment memory = e.allocate(256);
+            long otherOffset = 0x4000_0000L + ((pageOffset(memory) + 16) & (PAGE_SIZE - 1));
+            Expect.errno(Errno.EINVAL, () -> e.pd.regMr(memory, otherOffset, Endpoint.ALL_ACCESS));
+        }
+    }
+
+    /** The kernel's PAGE_SIZE on x86-64 and arm64, whose offset an IOVA keeps. */
+    private static final long PAGE_SIZE = 4096;
+
+    private static long pageOffset(MemorySegment memory) {
+        return memory.address() & (PAGE_SIZE - 1);
+    }
+
+    @Test
     @DisplayName("ibv_reg_mr_iova: an IOVA range that wraps past 2^64 is EINVAL")
     void iovaWrapIsEinval() throws Exception {
         try (Endpoint e = Endpoint.first(backend)) {
-            Expect.errno(Errno.EINVAL, () -> e.pd.regMr(e.allocate(64), -32L, Endpoint.ALL_ACCESS));
+            MemorySegment memory = e.allocate(3 * PAGE_SIZE);
+            MemorySegment twoPages = memory.asSlice(PAGE_SIZE - pageOffset(memory), 2 * PAGE_SIZE);
+            // Page-aligned like its IOVA, so that only the wrap is wrong.
+            Expect.errno(Errno.EINVAL, () -> e.pd.regMr(twoPages, -PAGE_SIZE, Endpoint.ALL_ACCESS));
         }
     }
 

@@ -49,6 +49,8 @@ public final class QpPair implements AutoCloseable {
     public static final int DEFAULT_BUFFER_BYTES = 64 * 1024;
     /** The Q_Key of UD pairs: the one {@code ibv_ud_pingpong} uses. */
     public static final int UD_QKEY = 0x11111111;
+    /** The kernel's page size, whose offset an IOVA keeps. */
+    private static final long PAGE_SIZE = 4096;
 
     private final Side a;
     private final Side b;
@@ -385,7 +387,9 @@ public final class QpPair implements AutoCloseable {
                     qp = cmId.createQp(pd, attr);
                     resources.push(cmId::destroyQp); // rdma_destroy_qp: the id lets go of it too
                 }
-                MemorySegment buffer = arena.allocate(settings.bufferBytes, 8);
+                // Page-aligned, so that a fixed IOVA keeps the address's page offset (0), as Linux's
+                // ib_uverbs_reg_mr requires.
+                MemorySegment buffer = arena.allocate(settings.bufferBytes, PAGE_SIZE);
                 Set<AccessFlag> all = EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE,
                         AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC);
                 // In a test, a fixed IOVA (ibv_reg_mr_iova) keeps addresses in frames, requests and

@@ -78,8 +78,9 @@ final class DemoScenario {
              Pd pdB = contextB.allocPd();
              Cq cqA = contextA.createCq(64);
              Cq cqB = contextB.createCq(64)) {
-            MemorySegment memoryA = arena.allocate(MEMORY, 8);
-            MemorySegment memoryB = arena.allocate(MEMORY, 8);
+            // Page-aligned: the fixed IOVAs keep the addresses' page offset (0), as ib_uverbs_reg_mr requires.
+            MemorySegment memoryA = arena.allocate(MEMORY, 4096);
+            MemorySegment memoryB = arena.allocate(MEMORY, 4096);
             // Fixed IO virtual addresses (ibv_reg_mr_iova) rather than wherever the arena put the
             // memory: the RETH and AtomicETH addresses, and so the capture, are the same every run.
             try (Mr mrA = pdA.regMr(memoryA, IOVA_A, ALL_ACCESS);

@@ -41,6 +41,9 @@ final class EmulatedPd extends Resource implements Pd {
         return context;
     }
 
+    /** The page size of the x86-64 and arm64 kernels Linux RDMA runs on (PAGE_SIZE). */
+    private static final long KERNEL_PAGE_SIZE = 4096;
+
     @Override
     public Mr regMr(MemorySegment memory, long iova, Set<AccessFlag> access) {
         Objects.requireNonNull(memory, "memory");
@@ -53,6 +56,11 @@ final class EmulatedPd extends Resource implements Pd {
             }
             if (problem == null && memory.isReadOnly()) {
                 problem = "the segment is read-only";
+            }
+            // uverbs_cmd.c ib_uverbs_reg_mr, for every device: (start & ~PAGE_MASK) != (hca_va & ~PAGE_MASK)
+            // is EINVAL -- the IOVA keeps the address's offset within its page.
+            if (problem == null && ((memory.address() ^ iova) & (KERNEL_PAGE_SIZE - 1)) != 0) {
+                problem = "the IOVA's offset within a page differs from the address's (Linux ib_uverbs_reg_mr)";
             }
             if (problem != null) {
                 throw invalid("ibv_reg_mr", problem);
