@@ -10,6 +10,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.roce4j.verbs.Context;
 import org.roce4j.verbs.Device;
@@ -25,8 +27,10 @@ import org.roce4j.verbs.Device;
  * ({@code modify RC RESET->ERR: EINVAL}, {@code status of wr_id 2: REM_INV_REQ_ERR}), and
  * {@code # [NOTE] text} comment paragraphs explain the notes. There are no blanket entries: a test that
  * fails only for some random examples is not listed, the property accepts the device's legal outcome
- * instead. The lists that come with the suite are resources {@code departures/NAME.txt}; {@code rxe} is
- * Linux Soft-RoCE's.
+ * instead. The lists that come with the suite are resources {@code departures/NAME.txt}, one per
+ * profile of the emulator that departs from the default ({@code rxe-6.1}, {@code rxe-6.12}: Linux
+ * Soft-RoCE of that kernel): what the real device shows, which the emulated device with that profile
+ * must show too.
  *
  * @param name  what the list is of ("rxe", a file name, or "none")
  * @param tests the departures by test ID
@@ -36,6 +40,10 @@ public record Departures(String name, Map<String, Departure> tests, Map<String, 
     /** rxe's vendor_id (the kernel's RXE_VENDOR_ID); the emulator reports it too, imitating rxe. */
     private static final int RXE_VENDOR_ID = 0xFFFFFF;
     private static final String EMULATOR_PROVIDER = "emulator";
+    private static final String RXE_PROFILE_PREFIX = "rxe-";
+    /** The lists of Linux Soft-RoCE, oldest kernel first (the emulator's rxe profiles, DeviceProfile). */
+    private static final List<String> RXE_PROFILES = List.of("rxe-6.1", "rxe-6.12");
+    private static final Pattern KERNEL_SERIES = Pattern.compile("(\\d+)\\.(\\d+)");
 
     /**
      * One known departure.
@@ -69,7 +77,7 @@ public record Departures(String name, Map<String, Departure> tests, Map<String, 
     public static Departures named(String name) {
         try (InputStream in = Departures.class.getResourceAsStream("departures/" + name + ".txt")) {
             if (in == null) {
-                throw new IllegalArgumentException("no departure list named '" + name + "' (known: rxe)");
+                throw new IllegalArgumentException("no departure list named '" + name + "' (known: " + String.join(", ", RXE_PROFILES) + ")");
             }
             return parse(name, new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().toList());
         } catch (IOException e) {
@@ -83,16 +91,53 @@ public record Departures(String name, Map<String, Departure> tests, Map<String, 
     }
 
     /**
-     * {@return the list that applies to this device: rxe's for a real device with rxe's vendor_id, none
-     * for the emulator (which follows IBTA) and any other device}
+     * {@return the list that applies to a real device} One with rxe's vendor_id gets the list of the
+     * rxe profile of the running kernel ({@link #rxeProfileOf}), any other device none. An emulated
+     * device's list is its profile's ({@link #forProfile}), which the caller knows.
      */
     public static Departures forDevice(Device device) {
         if (device.providerName().equals(EMULATOR_PROVIDER)) {
             return none();
         }
         try (Context context = device.open()) {
-            return context.queryDevice().vendorId() == RXE_VENDOR_ID ? named("rxe") : none();
+            return context.queryDevice().vendorId() == RXE_VENDOR_ID
+                    ? named(rxeProfileOf(System.getProperty("os.version"))) : none();
         }
+    }
+
+    /**
+     * {@return the list of an emulated device with this profile ({@code rxe-6.1}, …): what the real
+     * device it twins shows; none for a profile without one ({@code linux} departs from nothing)}
+     */
+    public static Departures forProfile(String profile) {
+        return Departures.class.getResource("departures/" + profile + ".txt") != null ? named(profile) : none();
+    }
+
+    /**
+     * {@return the rxe profile (its list's name) that describes the rxe of this Linux kernel release ({@code uname -r},
+     * e.g. {@code 6.12.57+deb13-amd64}): the newest whose kernel is not newer than it, or the oldest
+     * for an older kernel} rxe changes between kernels, so a kernel between two profiles gets the
+     * older one's list, and the report names the list it used.
+     */
+    static String rxeProfileOf(String kernelRelease) {
+        int[] running = kernelSeries(kernelRelease);
+        String chosen = RXE_PROFILES.getFirst();
+        for (String profile : RXE_PROFILES) {
+            if (compare(kernelSeries(profile.substring(RXE_PROFILE_PREFIX.length())), running) <= 0) {
+                chosen = profile;
+            }
+        }
+        return chosen;
+    }
+
+    /** {@return major and minor of a kernel release, {0, 0} when it has none} */
+    private static int[] kernelSeries(String release) {
+        Matcher m = KERNEL_SERIES.matcher(release == null ? "" : release);
+        return m.lookingAt() ? new int[] {Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2))} : new int[] {0, 0};
+    }
+
+    private static int compare(int[] a, int[] b) {
+        return a[0] != b[0] ? Integer.compare(a[0], b[0]) : Integer.compare(a[1], b[1]);
     }
 
     /** {@return the departure that explains this test's failure, if listed} */

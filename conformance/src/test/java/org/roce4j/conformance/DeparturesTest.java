@@ -11,9 +11,9 @@ import org.roce4j.verbs.Verbs;
 
 class DeparturesTest {
     @Test
-    @DisplayName("rxe's list: every line parses, names a test and a note the list explains")
+    @DisplayName("rxe 6.1's list: every line parses, names a test and a note the list explains")
     void rxeListParses() {
-        Departures rxe = Departures.named("rxe");
+        Departures rxe = Departures.named("rxe-6.1");
         assertThat(rxe.tests()).hasSizeGreaterThan(10);
         assertThat(rxe.of("QpStateMachineTest#requiredAndOptionalSucceed(Transition)[UC SQD->SQD]")).hasValueSatisfying(d -> {
             assertThat(d.outcome()).isEqualTo("modify UC SQD->SQD: EINVAL");
@@ -51,13 +51,26 @@ class DeparturesTest {
     @DisplayName("an unknown list name is refused, naming the known ones")
     void unknownListIsRefused() {
         assertThatThrownBy(() -> Departures.named("mlx5")).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("known: rxe");
+                .hasMessageContaining("known: rxe-6.1, rxe-6.12");
     }
 
     @Test
-    @DisplayName("the emulator's devices get no departure list although they report rxe's vendor_id")
-    void emulatorHasNoDepartures() {
+    @DisplayName("the emulator's devices get their profile's list, not rxe's although they report rxe's vendor_id")
+    void emulatorHasItsProfilesList() {
         assertThat(Departures.forDevice(Verbs.provider("emulator").orElseThrow().devices().getFirst()).name())
                 .isEqualTo("none");
+        assertThat(Departures.forProfile("linux").name()).isEqualTo("none");
+        assertThat(Departures.forProfile("rxe-6.12").name()).isEqualTo("rxe-6.12");
+    }
+
+    @Test
+    @DisplayName("a real rxe gets the list of its kernel's profile: the newest not newer than the kernel, the oldest below all")
+    void rxeListFollowsTheKernel() {
+        assertThat(Departures.rxeProfileOf("6.1.0-56-amd64")).isEqualTo("rxe-6.1");
+        assertThat(Departures.rxeProfileOf("6.8.0-45-generic")).isEqualTo("rxe-6.1");
+        assertThat(Departures.rxeProfileOf("6.12.57+deb13-amd64")).isEqualTo("rxe-6.12");
+        assertThat(Departures.rxeProfileOf("6.17.1")).isEqualTo("rxe-6.12");
+        assertThat(Departures.rxeProfileOf("5.15.0-1-generic")).isEqualTo("rxe-6.1");
+        assertThat(Departures.rxeProfileOf("")).isEqualTo("rxe-6.1");
     }
 }

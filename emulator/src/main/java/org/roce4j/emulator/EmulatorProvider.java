@@ -21,7 +21,9 @@ import org.roce4j.wire.MacAddress;
  *   <li>{@code rxe0}: MAC 02:00:00:00:00:01, IPv4 10.0.0.1 (GID 1 {@code ::ffff:10.0.0.1}),</li>
  *   <li>{@code rxe1}: MAC 02:00:00:00:00:02, IPv4 10.0.0.2 (GID 1 {@code ::ffff:10.0.0.2}),</li>
  * </ul>
- * both with active MTU 1024, as two Soft-RoCE devices on 1500-byte Ethernet would be. Programs that
+ * both with active MTU 1024, as two Soft-RoCE devices on 1500-byte Ethernet would be, modelling the
+ * {@link DeviceOptions#fromSystemProperties() profile the system properties name}
+ * ({@code -Droce4j.emulator.profile=rxe-6.12}; {@code linux} by default). Programs that
  * want their own fabric (a pcap tap, threads, more nodes) use {@link SoftRnic#attach}.
  */
 public final class EmulatorProvider implements VerbsProvider {
@@ -37,7 +39,8 @@ public final class EmulatorProvider implements VerbsProvider {
 
         private static SoftRnic node(String name, String mac, String ipv4) {
             try {
-                return SoftRnic.attach(FABRIC, name, MacAddress.parse(mac), (Inet4Address) InetAddress.getByName(ipv4));
+                return DeviceOptions.fromSystemProperties().applyTo(SoftRnic.builder(FABRIC)).name(name)
+                        .mac(MacAddress.parse(mac)).ipv4((Inet4Address) InetAddress.getByName(ipv4)).attach();
             } catch (UnknownHostException impossible) {
                 throw new AssertionError(impossible);
             }

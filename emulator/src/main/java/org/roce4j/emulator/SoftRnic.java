@@ -72,6 +72,11 @@ public final class SoftRnic {
         return rnic;
     }
 
+    /** {@return the device this node models: its profile's name, limits and quirks} */
+    public DeviceModel model() {
+        return rnic.model;
+    }
+
     public String name() {
         return rnic.name;
     }

@@ -20,6 +20,8 @@ record FabricSettings(int nodes, Mtu mtu, Link link, long seed, boolean seedWasG
     /** {@code -Droce4j.seed=N}: replays a run. */
     static final String SEED_PROPERTY = "roce4j.seed";
     static final String LINK_PROPERTY = "roce4j.testkit.link";
+    /** {@code -Droce4j.testkit.profile=rxe-6.12}: every test's RNICs model that device instead of the annotation's. */
+    static final String PROFILE_PROPERTY = "roce4j.testkit.profile";
     static final String CAPTURE_PROPERTY = "roce4j.testkit.pcap";
     static final String PCAP_DIR_PROPERTY = "roce4j.testkit.pcapDir";
     static final String DEFAULT_PCAP_DIR = "target/roce4j-pcaps";
@@ -61,13 +63,10 @@ record FabricSettings(int nodes, Mtu mtu, Link link, long seed, boolean seedWasG
             throw new ExtensionConfigurationException("@EmulatedFabric: faults cannot be injected on the UDP link "
                     + "(the kernel carries the frames); use DETERMINISTIC or THREADED");
         }
-        if (link == Link.UDP_LOOPBACK && annotation.profile() != DeviceProfile.LINUX) {
-            throw new ExtensionConfigurationException("@EmulatedFabric: the " + annotation.profile()
-                    + " profile is not available on the UDP link yet");
-        }
+        DeviceProfile profile = profile(annotation.profile());
         Capture capture = property(CAPTURE_PROPERTY, Capture.class, annotation.capture());
         Path directory = Path.of(System.getProperty(PCAP_DIR_PROPERTY, DEFAULT_PCAP_DIR));
-        return new FabricSettings(annotation.nodes(), mtu, link, seed, given, faults, annotation.profile(), capture,
+        return new FabricSettings(annotation.nodes(), mtu, link, seed, given, faults, profile, capture,
                 Math.max(0, annotation.lastFrames()), directory);
     }
 
@@ -86,6 +85,18 @@ record FabricSettings(int nodes, Mtu mtu, Link link, long seed, boolean seedWasG
                     + ".class): needs a public no-argument constructor", e);
         } catch (IllegalArgumentException e) {
             throw new ExtensionConfigurationException("@EmulatedFabric: bad fault probability: " + e.getMessage(), e);
+        }
+    }
+
+    private static DeviceProfile profile(DeviceProfile fallback) {
+        String text = System.getProperty(PROFILE_PROPERTY);
+        if (text == null || text.isBlank()) {
+            return fallback;
+        }
+        try {
+            return DeviceProfile.named(text.strip());
+        } catch (IllegalArgumentException e) {
+            throw new ExtensionConfigurationException("-D" + PROFILE_PROPERTY + "=" + text + ": " + e.getMessage(), e);
         }
     }
 

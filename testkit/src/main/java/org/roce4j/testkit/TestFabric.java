@@ -95,7 +95,7 @@ public final class TestFabric {
         try {
             for (int i = 0; i < settings.nodes(); i++) {
                 Inet4Address ipv4 = ipv4(127, 0, 0, i + 2);
-                UdpRnic rnic = UdpRnic.open("rxe" + i, ipv4.getHostAddress(), config);
+                UdpRnic rnic = UdpRnic.open("rxe" + i, ipv4.getHostAddress() + "?profile=" + settings.profile().id(), config);
                 udpRnics.add(rnic);
                 // Node 0's capture holds both directions of everything it sends and receives.
                 Path file = i == 0 ? capture : capture.resolveSibling(stem(capture) + "." + rnic.device().name() + ".pcap");

@@ -17,6 +17,7 @@ import org.junit.platform.testkit.engine.EngineTestKit;
 import org.junit.platform.testkit.engine.EventType;
 import org.junit.platform.testkit.engine.Events;
 import org.roce4j.verbs.CompChannel;
+import org.roce4j.emulator.DeviceProfile;
 import org.roce4j.verbs.Context;
 import org.roce4j.verbs.Cq;
 import org.roce4j.verbs.Pd;
@@ -334,5 +335,26 @@ class ExtensionBehaviourTest {
         assertThat(failureOf(events)).hasMessageContaining("Expecting value to be false but was true");
         assertThat(Optional.ofNullable(System.getProperty("roce4j.testkit.link"))).isEmpty();
         assertThat(List.of()).isEmpty();
+    }
+
+    @EmulatedFabric(link = Link.UDP_LOOPBACK, profile = DeviceProfile.RXE_6_1)
+    static class RxeOnUdpLoopback {
+        @Test
+        void nodesModelTheProfile(TestFabric fabric) {
+            org.assertj.core.api.Assertions.assertThat(fabric.node(0).rnic().model()).isSameAs(DeviceProfile.RXE_6_1.model());
+            org.assertj.core.api.Assertions.assertThat(fabric.node(1).rnic().model()).isSameAs(DeviceProfile.RXE_6_1.model());
+        }
+    }
+
+    @Test
+    @DisplayName("a profile applies on the UDP link too, and -Droce4j.testkit.profile overrides the annotation's")
+    void aProfilePropertyOverridesTheAnnotationOnEveryLink() {
+        run(RxeOnUdpLoopback.class, "nodesModelTheProfile", Map.of()).assertStatistics(s -> s.succeeded(1).failed(0));
+        Events overridden = run(RxeOnUdpLoopback.class, "nodesModelTheProfile", Map.of("roce4j.testkit.profile", "rxe-6.12"));
+        overridden.assertStatistics(s -> s.failed(1));
+        assertThat(failureOf(overridden)).hasMessageContaining("rxe-6.12");
+        Events unknown = run(RxeOnUdpLoopback.class, "nodesModelTheProfile", Map.of("roce4j.testkit.profile", "mlx5"));
+        unknown.assertStatistics(s -> s.failed(1));
+        assertThat(failureOf(unknown)).hasMessageContaining("no device profile 'mlx5' (known: linux, rxe-6.1, rxe-6.12)");
     }
 }

@@ -13,6 +13,7 @@ import java.util.regex.PatternSyntaxException;
 import org.roce4j.conformance.ConformanceReport;
 import org.roce4j.conformance.ConformanceSuite;
 import org.roce4j.conformance.Departures;
+import org.roce4j.emulator.verbs.EmulatedDevice;
 import org.roce4j.verbs.Device;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -33,12 +34,13 @@ final class ConformanceCommand extends PeerCommand implements Callable<Integer> 
     private static final String EXAMPLES_PROPERTY = "roce4j.properties.examples";
 
     @Option(names = {"-d", "--ib-dev"}, paramLabel = "DEV",
-            description = "the device under test (default: the first device); emu:ADDRESS or emu:IFNAME for a UDP emulated RNIC")
+            description = "the device under test (default: the first device); emu:ADDRESS or emu:IFNAME for a UDP emulated "
+                    + "RNIC, emu:ADDRESS?profile=rxe-6.1 for one that models Linux Soft-RoCE of kernel 6.1")
     private String ibDev;
 
     @Option(names = "--departures", paramLabel = "LIST", defaultValue = AUTO,
-            description = "known departures: auto (rxe's list for a Linux Soft-RoCE device, none for others), "
-                    + "none, rxe, or a FILE of 'TEST-ID | CHECK: OBSERVED | [NOTE]' lines (default: ${DEFAULT-VALUE})")
+            description = "known departures: auto (for Linux Soft-RoCE the list of its kernel's rxe profile, for an "
+                    + "emulated device its profile's, none for others), none, rxe-6.1, rxe-6.12, or a FILE of 'TEST-ID | CHECK: OBSERVED | [NOTE]' lines (default: ${DEFAULT-VALUE})")
     private String departuresOption;
 
     @Option(names = "--strict", description = "also fail when a listed departure passes, or does not run in a run of the whole suite "
@@ -106,7 +108,8 @@ final class ConformanceCommand extends PeerCommand implements Callable<Integer> 
 
     private Departures departures(Device device) throws IOException {
         return switch (departuresOption) {
-            case AUTO -> Departures.forDevice(device);
+            case AUTO -> device instanceof EmulatedDevice emulated
+                    ? Departures.forProfile(emulated.model().name()) : Departures.forDevice(device);
             case "none" -> Departures.none();
             default -> Files.isRegularFile(Path.of(departuresOption))
                     ? Departures.read(Path.of(departuresOption))

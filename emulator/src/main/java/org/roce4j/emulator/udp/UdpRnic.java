@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
 
+import org.roce4j.emulator.DeviceOptions;
 import org.roce4j.emulator.SoftRnic;
 import org.roce4j.emulator.fabric.Fabric;
 import org.roce4j.emulator.fabric.FaultCounters;
@@ -56,8 +57,10 @@ public final class UdpRnic implements AutoCloseable {
      *
      * @param name the device name, e.g. {@code rxe0}
      * @param spec an IPv4/IPv6 literal ({@code 127.0.0.2}, {@code 192.168.77.1}, {@code ::1}) or an
-     *     interface name ({@code eth0}, {@code lo})
-     * @throws IllegalArgumentException if {@code spec} is neither an address literal nor an interface
+     *     interface name ({@code eth0}, {@code lo}), optionally followed by {@code ?} and the
+     *     {@link DeviceOptions} ({@code 192.168.77.1?profile=rxe-6.1})
+     * @throws IllegalArgumentException if {@code spec} is neither an address literal nor an interface,
+     *     or its options are not understood
      * @throws IOException if the address is not this host's, or a socket cannot bind ADDRESS:4791
      */
     public static UdpRnic open(String name, String spec) throws IOException {
@@ -71,12 +74,14 @@ public final class UdpRnic implements AutoCloseable {
         if (name.isBlank()) {
             throw new IllegalArgumentException("device name is empty");
         }
-        LinkAddresses addresses = LinkAddresses.resolve(spec);
+        int query = spec.indexOf('?');
+        DeviceOptions options = query < 0 ? DeviceOptions.DEFAULT : DeviceOptions.parse(spec.substring(query + 1));
+        LinkAddresses addresses = LinkAddresses.resolve(query < 0 ? spec : spec.substring(0, query));
         Fabric fabric = Fabric.threaded();
         UdpLink link = new UdpLink(addresses, config, fabric.clock());
         SoftRnic rnic;
         try {
-            rnic = SoftRnic.builder(fabric).name(name).mac(addresses.mac()).gids(addresses.gids())
+            rnic = options.applyTo(SoftRnic.builder(fabric)).name(name).mac(addresses.mac()).gids(addresses.gids())
                     .activeMtu(config.activeMtu()).link(link).attach();
             link.start();
         } catch (IOException | RuntimeException e) {

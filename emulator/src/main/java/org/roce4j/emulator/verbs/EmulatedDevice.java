@@ -1,5 +1,6 @@
 package org.roce4j.emulator.verbs;
 
+import org.roce4j.emulator.DeviceModel;
 import org.roce4j.emulator.EmulatorProvider;
 import org.roce4j.emulator.node.Rnic;
 import org.roce4j.verbs.Context;
@@ -22,6 +23,11 @@ public final class EmulatedDevice implements Device {
     @Override
     public long guid() {
         return rnic.nodeGuid;
+    }
+
+    /** {@return the device this one models: its profile's name, limits and quirks} */
+    public DeviceModel model() {
+        return rnic.model;
     }
 
     @Override

@@ -1,0 +1,79 @@
+package org.roce4j.emulator;
+
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * How an emulated device is chosen from outside the code: which {@link DeviceProfile} it models and
+ * whether the process using it holds CAP_NET_RAW. Written as the query of a device spec,
+ * {@code -d emu:192.168.77.1?profile=rxe-6.1&cap_net_raw=1}, or as system properties for the
+ * in-process provider's devices ({@value #PROFILE_PROPERTY}, {@value #CAP_NET_RAW_PROPERTY}).
+ *
+ * @param profile   the device modelled ({@link DeviceProfile#LINUX} when not given)
+ * @param capNetRaw whether a modify may set a controlled Q_Key (see {@link SoftRnic.Builder#capNetRaw})
+ */
+public record DeviceOptions(DeviceProfile profile, boolean capNetRaw) {
+    /** The in-process provider's devices model this profile ({@code -Droce4j.emulator.profile=rxe-6.12}). */
+    public static final String PROFILE_PROPERTY = "roce4j.emulator.profile";
+    /** The in-process provider's devices act for a process with CAP_NET_RAW ({@code -Droce4j.emulator.capNetRaw=true}). */
+    public static final String CAP_NET_RAW_PROPERTY = "roce4j.emulator.capNetRaw";
+    /** The default: the {@code linux} profile, an unprivileged process. */
+    public static final DeviceOptions DEFAULT = new DeviceOptions(DeviceProfile.LINUX, false);
+
+    public DeviceOptions {
+        Objects.requireNonNull(profile, "profile");
+    }
+
+    /**
+     * {@return the options of a spec's query: {@code profile=ID} and {@code cap_net_raw=0|1},
+     * separated by {@code &}; the empty query is {@link #DEFAULT}}
+     *
+     * @throws IllegalArgumentException naming the key or value that is not understood
+     */
+    public static DeviceOptions parse(String query) {
+        DeviceOptions options = DEFAULT;
+        if (query.isEmpty()) {
+            return options;
+        }
+        for (String pair : query.split("&")) {
+            int eq = pair.indexOf('=');
+            if (eq < 0) {
+                throw new IllegalArgumentException("'" + pair + "' is not KEY=VALUE (keys: profile, cap_net_raw)");
+            }
+            String key = pair.substring(0, eq);
+            String value = pair.substring(eq + 1);
+            options = switch (key) {
+                case "profile" -> new DeviceOptions(DeviceProfile.named(value), options.capNetRaw);
+                case "cap_net_raw" -> new DeviceOptions(options.profile, flag(key, value));
+                default -> throw new IllegalArgumentException("unknown device option '" + key
+                        + "' (known: profile, cap_net_raw)");
+            };
+        }
+        return options;
+    }
+
+    /**
+     * {@return the options the system properties give the in-process provider's devices}
+     *
+     * @throws IllegalArgumentException when a property's value is not understood
+     */
+    public static DeviceOptions fromSystemProperties() {
+        String profile = System.getProperty(PROFILE_PROPERTY);
+        String capNetRaw = System.getProperty(CAP_NET_RAW_PROPERTY);
+        return new DeviceOptions(profile == null ? DeviceProfile.LINUX : DeviceProfile.named(profile.strip()),
+                capNetRaw != null && flag(CAP_NET_RAW_PROPERTY, capNetRaw));
+    }
+
+    /** {@return the builder, set to these options} */
+    public SoftRnic.Builder applyTo(SoftRnic.Builder builder) {
+        return builder.profile(profile).capNetRaw(capNetRaw);
+    }
+
+    private static boolean flag(String key, String value) {
+        return switch (value.strip().toLowerCase(Locale.ROOT)) {
+            case "1", "true", "yes" -> true;
+            case "0", "false", "no" -> false;
+            default -> throw new IllegalArgumentException(key + "=" + value + ": expected 1 or 0");
+        };
+    }
+}
