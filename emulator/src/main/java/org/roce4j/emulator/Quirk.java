@@ -92,14 +92,18 @@ public enum Quirk {
     WR_QKEY_HIGH_BIT_SENT_AS_GIVEN,
     /**
      * UC SQD -> SQD with any optional attribute is EINVAL (with none it succeeds). Seen on rxe0 under 6.1
-     * and 6.12 (rxe.txt [2]); the rule in the source that refuses it is not identified.
+     * and 6.12 (rxe.txt [2]); the rule in the source that refuses it is not identified (the core table allows
+     * these attributes; rxe refuses SQD -> anything but ERR while {@code sq_draining}, which a UC QP clears
+     * only when its completer runs — a race the observation may be of).
      */
     UC_SQD_TO_SQD_REFUSES_OPTIONAL_ATTRIBUTES,
     /**
      * A modify whose mask lacks STATE is not checked against the transition table, so it may change an
      * attribute the table allows in no same-state transition (TIMEOUT in RTS, say); each attribute's own
-     * range check still applies, and a modify with STATE is checked as ever. Seen on rxe0 under 6.12
-     * ({@code QpStateMachineTest#modifyWithoutStateStays}).
+     * range check still applies, and a modify with STATE is checked as ever. Since "RDMA/rxe: Protect QP
+     * state with qp->state_lock" (6.4), {@code rxe_qp_from_attr} calls {@code __qp_chk_state} (which holds
+     * the {@code ib_modify_qp_is_ok} call that {@code rxe_qp_chk_attr} made for every modify before) only
+     * {@code if (mask & IB_QP_STATE)}. Seen on rxe0 under 6.12 ({@code QpStateMachineTest#modifyWithoutStateStays}).
      */
     MODIFY_WITHOUT_STATE_SKIPS_THE_TRANSITION_TABLE,
 }

@@ -43,7 +43,7 @@ class VerbsQuirksTest {
     void receivesPostedInErrorAreNotFlushedOnRxe61(DeviceProfile profile) {
         try (TwoNodes nodes = new TwoNodes(Fabric.deterministic(), profile)) {
             Qp qp = nodes.connectedPair(QpType.RC, Mtu.MTU_1024)[0];
-            qp.modify(new QpAttr().qpState(QpState.ERR), EnumSet.of(QpAttrMask.STATE));
+            moveTo(qp, QpState.ERR);
             qp.postSend(SendWr.send(1, nodes.a.mr, 0, 8));
             qp.postRecv(RecvWr.of(2, nodes.a.mr, 64, 8));
             List<Long> expected = profile == DeviceProfile.RXE_6_1 ? List.of(1L) : List.of(1L, 2L);
@@ -80,7 +80,7 @@ class VerbsQuirksTest {
             }
             assertThat(small.poll(out)).isEqualTo(small.capacity());
             assertThat(qb.state()).as("the receive that was lost took its QP to ERR").isEqualTo(QpState.ERR);
-            qb.modify(new QpAttr().qpState(QpState.RESET), EnumSet.of(QpAttrMask.STATE));
+            moveTo(qb, QpState.RESET);
             TwoNodes.connect(qb, 0, null, 0, 0, Mtu.MTU_1024);
             qb.postRecv(RecvWr.of(99, nodes.b.mr, 0, 128));
             qa.postSend(SendWr.send(200, nodes.a.mr, 0, 8).ud(ah, qb.qpNum(), 0x11111111));
@@ -97,8 +97,8 @@ class VerbsQuirksTest {
     void ucSqdToSqdRefusesOptionalAttributes(DeviceProfile profile) {
         try (TwoNodes nodes = new TwoNodes(Fabric.deterministic(), profile)) {
             Qp qp = nodes.connectedPair(QpType.UC, Mtu.MTU_1024)[0];
-            qp.modify(new QpAttr().qpState(QpState.SQD), EnumSet.of(QpAttrMask.STATE));
-            qp.modify(new QpAttr().qpState(QpState.SQD), EnumSet.of(QpAttrMask.STATE));
+            moveTo(qp, QpState.SQD);
+            moveTo(qp, QpState.SQD);
             QpAttr withAccess = new QpAttr().qpState(QpState.SQD).qpAccessFlags(EnumSet.of(AccessFlag.REMOTE_WRITE));
             var mask = EnumSet.of(QpAttrMask.STATE, QpAttrMask.ACCESS_FLAGS);
             if (profile == DeviceProfile.LINUX) {
@@ -130,5 +130,9 @@ class VerbsQuirksTest {
                     EnumSet.of(QpAttrMask.STATE, QpAttrMask.TIMEOUT))).isInstanceOfSatisfying(VerbsException.class,
                     e -> assertThat(e.errno()).isEqualTo(Errno.EINVAL));
         }
+    }
+
+    private static void moveTo(Qp qp, QpState state) {
+        qp.modify(new QpAttr().qpState(state), EnumSet.of(QpAttrMask.STATE));
     }
 }
