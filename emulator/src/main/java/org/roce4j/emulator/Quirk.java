@@ -67,8 +67,9 @@ public enum Quirk {
     RECEIVE_BUFFERS_CHECKED_AGAINST_THE_QPS_PD,
     /**
      * A receive posted to a QP already in ERR is queued and never completed (a send posted then is still
-     * flushed). Kernel 6.1's {@code rxe_post_recv} queues it and nothing drains the receive queue again;
-     * flushing receives posted in ERR came with "RDMA/rxe: Flush ... in error state" (6.3+).
+     * flushed). Kernel 6.1's {@code rxe_post_recv} queues it and nothing drains the receive queue again
+     * (rxe.txt [8]); rxe0 under 6.12 flushes it, as the default does (the commit that changed it is not
+     * identified).
      */
     RECEIVES_POSTED_IN_ERROR_ARE_NOT_FLUSHED,
     /**
@@ -87,7 +88,7 @@ public enum Quirk {
      * A UD work request's Q_Key with bit 31 set is sent as it is, where IBTA 10.2.5 has the QP's own
      * Q_Key sent instead; the receiver then drops the datagram on a Q_Key mismatch.
      * {@code rxe_req.c init_req_packet}: {@code deth_set_qkey(pkt, ibwr->wr.ud.remote_qkey)}, no test of
-     * the high bit (seen on 6.1 and 6.12 with a C check).
+     * the high bit (a C check on 6.1; the suite on 6.12 shows it too).
      */
     WR_QKEY_HIGH_BIT_SENT_AS_GIVEN,
     /**
