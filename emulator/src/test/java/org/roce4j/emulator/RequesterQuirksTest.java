@@ -47,8 +47,7 @@ class RequesterQuirksTest {
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(value = DeviceProfile.class, names = {"LINUX", "RXE_6_1", "RXE_6_12"})
+    @OnEveryProfile
     @DisplayName("a send SGE with a deregistered lkey: LOC_PROT_ERR (IBTA 10.6.3.2), LOC_QP_OP_ERR on rxe 6.1 "
             + "(copy_data's lookup_mr -EINVAL); rxe 6.12 flushes the SEND in flight before it, it and the one after")
     void unknownSendLkeyIsLocQpOpErrOrFlushed(DeviceProfile profile) {
@@ -108,8 +107,7 @@ class RequesterQuirksTest {
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(value = DeviceProfile.class, names = {"LINUX", "RXE_6_1", "RXE_6_12"})
+    @OnEveryProfile
     @DisplayName("LOCAL_INV of an ibv_reg_mr region: SUCCESS and its rkey refused after (IBTA 10.6.5); rxe invalidates "
             + "only MWs and fast-reg MRs: LOC_QP_OP_ERR on 6.1, WR_FLUSH_ERR on 6.12, the region still usable")
     void ordinaryMrsCannotBeInvalidated(DeviceProfile profile) {
@@ -131,8 +129,7 @@ class RequesterQuirksTest {
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(value = DeviceProfile.class, names = {"LINUX", "RXE_6_1", "RXE_6_12"})
+    @OnEveryProfile
     @DisplayName("IBTA 10.2.5: a WR Q_Key with bit 31 set sends the QP's own Q_Key; rxe sends it as given and the "
             + "receiver drops the datagram (Q_Key mismatch)")
     void wrQkeyHighBitSentAsGiven(DeviceProfile profile) {

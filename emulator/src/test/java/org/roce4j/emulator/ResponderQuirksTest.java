@@ -45,8 +45,7 @@ class ResponderQuirksTest {
         return profile != DeviceProfile.LINUX;
     }
 
-    @ParameterizedTest
-    @EnumSource(value = DeviceProfile.class, names = {"LINUX", "RXE_6_1", "RXE_6_12"})
+    @OnEveryProfile
     @DisplayName("RC SEND of 65 bytes into 64: LOC_LEN_ERR / REM_INV_REQ_ERR (IBTA 11.6.2); rxe's malformed WQE "
             + "(send_data_in, class A): LOC_QP_OP_ERR / REM_OP_ERR")
     void receiveBufferErrorsAreLocQpOpErr(DeviceProfile profile) {
@@ -60,8 +59,7 @@ class ResponderQuirksTest {
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(value = DeviceProfile.class, names = {"LINUX", "RXE_6_1", "RXE_6_12"})
+    @OnEveryProfile
     @DisplayName("a QP on an SRQ of another PD: the buffer is checked against the SRQ's PD (rdmavt init_sge) and "
             + "the SEND lands; rxe checks the QP's PD (copy_data(qp->pd)): LOC_QP_OP_ERR / REM_OP_ERR")
     void receiveBuffersCheckedAgainstTheQpsPd(DeviceProfile profile) {
@@ -80,8 +78,7 @@ class ResponderQuirksTest {
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(value = DeviceProfile.class, names = {"LINUX", "RXE_6_1", "RXE_6_12"})
+    @OnEveryProfile
     @DisplayName("SEND_WITH_INV naming an ibv_reg_mr region: both SUCCESS, the region invalidated; rxe (MWs and "
             + "fast-reg MRs only, class J): requester SUCCESS, receive REM_INV_REQ_ERR, responder QP in ERR")
     void sendWithInvalidateOfOrdinaryMr(DeviceProfile profile) {
@@ -112,8 +109,7 @@ class ResponderQuirksTest {
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(value = DeviceProfile.class, names = {"LINUX", "RXE_6_1", "RXE_6_12"})
+    @OnEveryProfile
     @DisplayName("a UD datagram longer than the receive buffer: dropped and counted, the QP in RTS (class D, as "
             + "rxe 6.12's check_length); rxe 6.1 fails the receive LOC_QP_OP_ERR and the QP goes to ERR")
     void udDatagramTooLongFailsTheReceiveOnRxe61(DeviceProfile profile) {
@@ -130,8 +126,7 @@ class ResponderQuirksTest {
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(value = DeviceProfile.class, names = {"LINUX", "RXE_6_1", "RXE_6_12"})
+    @OnEveryProfile
     @DisplayName("UD GRH: the IPv4 header's checksum verifies; on rxe it does not for a datagram looped back "
             + "inside one device (rxe_loopback skips ip_local_out), and does between two devices")
     void loopbackIpv4ChecksumNotComputed(DeviceProfile profile) {

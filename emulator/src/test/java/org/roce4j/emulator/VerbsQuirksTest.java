@@ -36,8 +36,7 @@ import org.roce4j.verbs.WorkCompletion;
  */
 class VerbsQuirksTest {
 
-    @ParameterizedTest
-    @EnumSource(value = DeviceProfile.class, names = {"LINUX", "RXE_6_1", "RXE_6_12"})
+    @OnEveryProfile
     @DisplayName("WRs posted to a QP in ERR complete WR_FLUSH_ERR (rxe_post_send/rxe_post_recv); rxe 6.1 flushes "
             + "the send and never completes the receive")
     void receivesPostedInErrorAreNotFlushedOnRxe61(DeviceProfile profile) {
@@ -53,8 +52,7 @@ class VerbsQuirksTest {
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(value = DeviceProfile.class, names = {"LINUX", "RXE_6_1", "RXE_6_12"})
+    @OnEveryProfile
     @DisplayName("after a CQ overrun (CQ_ERR), poll is EINVAL (mlx4/mlx5); rxe's poll returns what the ring holds, "
             + "and once drained the CQ takes completions again (rxe_cq_post: -EBUSY for the lost one only)")
     void pollAfterCqOverrunSucceeds(DeviceProfile profile) {
@@ -90,8 +88,7 @@ class VerbsQuirksTest {
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(value = DeviceProfile.class, names = {"LINUX", "RXE_6_1", "RXE_6_12"})
+    @OnEveryProfile
     @DisplayName("UC SQD -> SQD with an optional attribute (ACCESS_FLAGS) succeeds (IBTA 11.2.5.3); rxe answers "
             + "EINVAL; with STATE alone it succeeds everywhere")
     void ucSqdToSqdRefusesOptionalAttributes(DeviceProfile profile) {
