@@ -13,4 +13,98 @@ public enum Quirk {
      * ({@code if (qp->comp.retry_cnt != 7) qp->comp.retry_cnt--}); IBTA 9.7.6.1.3 (C9-141) counts seven.
      */
     RETRY_COUNT_SEVEN_IS_INFINITE,
+    /**
+     * A work request the requester itself fails (an opcode the QP type does not allow, an SGE beyond its
+     * region or with a key that names none, a LOCAL_INV that fails) moves the QP to ERR at once, and the
+     * completer then flushes the whole send queue: the poller sees WR_FLUSH_ERR for every WQE not yet
+     * completed — the failing one and any earlier one still in flight included — in posting order, never
+     * the WQE's own LOC_QP_OP_ERR/LOC_PROT_ERR. {@code rxe_req.c rxe_requester} (kernel 6.10+, "RDMA/rxe:
+     * Fix multiple rxe_qp_error calls") ends its {@code err:} path in {@code rxe_qp_error(qp)}, and
+     * {@code rxe_comp.c rxe_completer} flushes the send queue of a QP in ERR ({@code flush_send_queue}).
+     */
+    REQUESTER_ERRORS_FLUSH_THE_SEND_QUEUE,
+    /**
+     * A send SGE whose lkey names no valid region (deregistered, say) completes LOC_QP_OP_ERR, not
+     * LOC_PROT_ERR; one beyond its region is still LOC_PROT_ERR. Kernel 6.1's {@code rxe_mr.c copy_data}
+     * returns -EINVAL when {@code lookup_mr} finds nothing and -EFAULT from {@code mr_check_range};
+     * {@code rxe_req.c rxe_requester} maps -EFAULT to IB_WC_LOC_PROT_ERR and anything else to
+     * IB_WC_LOC_QP_OP_ERR.
+     */
+    UNKNOWN_SEND_LKEY_IS_LOC_QP_OP_ERR,
+    /**
+     * An MR from {@code ibv_reg_mr} cannot be invalidated (only memory windows and fast-registration MRs
+     * can): LOCAL_INV of its rkey fails (LOC_QP_OP_ERR) and SEND_WITH_INV naming it fails the receive.
+     * {@code rxe_mr.c rxe_invalidate_mr}: an MR whose type is not IB_MR_TYPE_MEM_REG is -EINVAL.
+     */
+    ORDINARY_MRS_CANNOT_BE_INVALIDATED,
+    /**
+     * A SEND_WITH_INV whose invalidation fails is acknowledged: the requester completes SUCCESS, the
+     * receive REM_INV_REQ_ERR and the responder's QP goes to ERR. {@code rxe_resp.c}: RESPST_ERR_INVALIDATE_RKEY
+     * is "RC - Class J" (goto_error, status IB_WC_REM_INV_REQ_ERR, then COMPLETE and ACKNOWLEDGE with
+     * the ACK already due) — where IBTA's invalid-request NAK would fail the requester.
+     */
+    FAILED_SEND_INVALIDATE_IS_ACKNOWLEDGED,
+    /**
+     * A message that cannot be placed in its receive WQE's buffers (too long for them, an lkey that names
+     * no region of the PD) fails the receive as a malformed WQE: LOC_QP_OP_ERR, NAK "remote operational
+     * error" (the requester sees REM_OP_ERR), QP to ERR. {@code rxe_resp.c send_data_in}: {@code copy_data}
+     * answers -EINVAL for both, which is RESPST_ERR_MALFORMED_WQE ("All, Class A"); IBTA 11.6.2 has
+     * LOC_LEN_ERR for the first and the emulator LOC_PROT_ERR for the second.
+     */
+    RECEIVE_BUFFER_ERRORS_ARE_LOC_QP_OP_ERR,
+    /**
+     * A UD datagram longer than the receive buffer fails the receive LOC_QP_OP_ERR and takes the UD QP
+     * to ERR (kernel 6.1: the malformed-WQE path of {@link #RECEIVE_BUFFER_ERRORS_ARE_LOC_QP_OP_ERR}); newer
+     * rxe's {@code check_length} drops it first (RESPST_ERR_LENGTH, "UC/UD - class D"), as the default does.
+     */
+    UD_DATAGRAM_TOO_LONG_FAILS_THE_RECEIVE,
+    /**
+     * A receive WQE's buffers are checked against the QP's PD even when it came from an SRQ of another
+     * PD, so a buffer of the SRQ's PD fails ({@link #RECEIVE_BUFFER_ERRORS_ARE_LOC_QP_OP_ERR} says how).
+     * {@code rxe_resp.c send_data_in}: {@code copy_data(qp->pd, ...)}; rdmavt's {@code init_sge} uses the
+     * SRQ's PD, as the default does.
+     */
+    RECEIVE_BUFFERS_CHECKED_AGAINST_THE_QPS_PD,
+    /**
+     * A receive posted to a QP already in ERR is queued and never completed (a send posted then is still
+     * flushed). Kernel 6.1's {@code rxe_post_recv} queues it and nothing drains the receive queue again
+     * (rxe.txt [8]); rxe0 under 6.12 flushes it, as the default does (the commit that changed it is not
+     * identified).
+     */
+    RECEIVES_POSTED_IN_ERROR_ARE_NOT_FLUSHED,
+    /**
+     * Polling a CQ after an overrun returns what the ring holds (no EINVAL); the lost completion raised
+     * CQ_ERR and a later completion fits again once the ring has room. {@code rxe_cq.c rxe_cq_post}: a full
+     * queue raises IB_EVENT_CQ_ERR and returns -EBUSY, nothing else; the user-space ring is polled as ever.
+     */
+    POLL_AFTER_CQ_OVERRUN_SUCCEEDS,
+    /**
+     * A UD datagram that loops back inside one device carries, in the GRH its receive gets, an IPv4 header
+     * whose checksum does not verify: {@code rxe_net.c rxe_loopback} hands the skb to {@code rxe_rcv}
+     * without {@code ip_local_out} having computed it. Over a link it is computed as ever.
+     */
+    LOOPBACK_IPV4_CHECKSUM_NOT_COMPUTED,
+    /**
+     * A UD work request's Q_Key with bit 31 set is sent as it is, where IBTA 10.2.5 has the QP's own
+     * Q_Key sent instead; the receiver then drops the datagram on a Q_Key mismatch.
+     * {@code rxe_req.c init_req_packet}: {@code deth_set_qkey(pkt, ibwr->wr.ud.remote_qkey)}, no test of
+     * the high bit (a C check on 6.1; the suite on 6.12 shows it too).
+     */
+    WR_QKEY_HIGH_BIT_SENT_AS_GIVEN,
+    /**
+     * UC SQD -> SQD with any optional attribute is EINVAL (with none it succeeds). Seen on rxe0 under 6.1
+     * and 6.12 (rxe.txt [2]); the rule in the source that refuses it is not identified (the core table allows
+     * these attributes; rxe refuses SQD -> anything but ERR while {@code sq_draining}, which a UC QP clears
+     * only when its completer runs — a race the observation may be of).
+     */
+    UC_SQD_TO_SQD_REFUSES_OPTIONAL_ATTRIBUTES,
+    /**
+     * A modify whose mask lacks STATE is not checked against the transition table, so it may change an
+     * attribute the table allows in no same-state transition (TIMEOUT in RTS, say); each attribute's own
+     * range check still applies, and a modify with STATE is checked as ever. Since "RDMA/rxe: Protect QP
+     * state with qp->state_lock" (6.4), {@code rxe_qp_from_attr} calls {@code __qp_chk_state} (which holds
+     * the {@code ib_modify_qp_is_ok} call that {@code rxe_qp_chk_attr} made for every modify before) only
+     * {@code if (mask & IB_QP_STATE)}. Seen on rxe0 under 6.12 ({@code QpStateMachineTest#modifyWithoutStateStays}).
+     */
+    MODIFY_WITHOUT_STATE_SKIPS_THE_TRANSITION_TABLE,
 }

@@ -2,6 +2,7 @@ package org.roce4j.emulator.node;
 
 import org.roce4j.emulator.DeviceModel;
 import org.roce4j.emulator.ExternalLink;
+import org.roce4j.emulator.Quirk;
 import org.roce4j.emulator.RnicCounter;
 import org.roce4j.emulator.verbs.DeviceLimits;
 import org.roce4j.emulator.verbs.EmulatedDevice;
@@ -124,7 +125,8 @@ public final class Rnic implements Agent, FrameReceiver {
     public Rnic(Fabric fabric, String name, MacAddress mac, GidTable gids, Mtu activeMtu,
          DeviceModel model, ExternalLink link, KeySource keys, boolean capNetRaw) {
         this.capNetRaw = capNetRaw;
-        this.memoryRegions = new MemoryRegionTable(model.limits().maxMr(), keys);
+        this.memoryRegions = new MemoryRegionTable(model.limits().maxMr(), keys,
+                !model.has(Quirk.ORDINARY_MRS_CANNOT_BE_INVALIDATED));
         this.qpnBase = keys.qpnBase();
         this.model = model;
         this.name = name;
@@ -387,6 +389,16 @@ public final class Rnic implements Agent, FrameReceiver {
             return;
         }
         qp.receive(packet, nowNanos);
+    }
+
+    /**
+     * {@return whether an IPv4 packet was sent by this device to itself} Its source is our address: rxe
+     * hands such a packet from its transmit path straight to its receive path ({@code rxe_net.c
+     * rxe_loopback}, chosen for a destination that is the device's own) instead of the network stack.
+     */
+    public boolean loopedBack(PacketInfo packet) {
+        int src = packet.ipSourceOffset();
+        return packet.ipVersion() == 4 && ipv4 != null && Arrays.equals(packet.buffer(), src, src + 4, ipv4, 0, 4);
     }
 
     /** rxe_recv.c {@code rxe_chk_dgid}: the destination IP must be one of the port's GIDs. */

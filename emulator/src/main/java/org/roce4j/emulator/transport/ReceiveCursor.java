@@ -11,6 +11,8 @@ import org.roce4j.wire.PacketInfo;
 public final class ReceiveCursor {
     /** A UD receive starts with a GRH of this many bytes (IBTA 11.4.1.1). */
     static final int GRH_LENGTH = 40;
+    /** RFC 791: where the header checksum sits in an IPv4 header. */
+    private static final int IPV4_CHECKSUM_OFFSET = 10;
 
     private final byte[] grh = new byte[GRH_LENGTH];
     long wrId;
@@ -47,10 +49,14 @@ public final class ReceiveCursor {
      * IPv4, as rxe (rxe_resp.c: send_data_in, roce4grh) and hardware place it, 20 zero bytes and
      * then the IPv4 header. Returns {@link SgeCopy}'s result.
      */
-    int placeGrh(PacketInfo p, MemoryRegionTable regions, Object pd) {
+    int placeGrh(PacketInfo p, MemoryRegionTable regions, Object pd, boolean ipv4ChecksumComputed) {
         int ipLength = p.ipHeaderLength();
         Arrays.fill(grh, 0, GRH_LENGTH - ipLength, (byte) 0);
         System.arraycopy(p.buffer(), p.ipOffset(), grh, GRH_LENGTH - ipLength, ipLength);
+        if (!ipv4ChecksumComputed) {
+            grh[GRH_LENGTH - ipLength + IPV4_CHECKSUM_OFFSET] = 0; // the field as rxe leaves it: never filled in
+            grh[GRH_LENGTH - ipLength + IPV4_CHECKSUM_OFFSET + 1] = 0;
+        }
         int result = SgeCopy.scatter(regions, pd, sgeAddress, sgeLength, sgeLkey, 0, numSge, 0, grh, 0, GRH_LENGTH);
         if (result == SgeCopy.OK) {
             written = GRH_LENGTH;

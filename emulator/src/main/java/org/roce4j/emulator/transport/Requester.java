@@ -1,5 +1,6 @@
 package org.roce4j.emulator.transport;
 
+import org.roce4j.emulator.Quirk;
 import org.roce4j.emulator.node.NetworkPath;
 import org.roce4j.emulator.verbs.MemoryRegionTable;
 import org.roce4j.emulator.RnicCounter;
@@ -193,7 +194,7 @@ public final class Requester {
             // Posted, as libibverbs and its providers post it; rxe_req.c next_opcode finds no opcode for
             // this QP type (IBTA table 38): the WQE completes LOC_QP_OP_ERR and the QP goes to ERR.
             wqe.started = true;
-            fail(wqe, WcStatus.LOC_QP_OP_ERR);
+            failInRequester(wqe, WcStatus.LOC_QP_OP_ERR);
             return true;
         }
         if (wqe.needsResponseData() && window.readAtomicInFlight >= qp.maxRdAtomic) {
@@ -206,16 +207,23 @@ public final class Requester {
             if (check == MemoryRegionTable.Check.OK) {
                 wqe.state = WqeState.DONE;
             } else {
-                fail(wqe, WcStatus.LOC_QP_OP_ERR);
+                failInRequester(wqe, WcStatus.LOC_QP_OP_ERR);
             }
             return true;
         }
         if (!wqe.inline) {
             int access = wqe.needsResponseData() ? AccessFlag.LOCAL_WRITE.bit() : 0;
             int base = sq.sgeBase(seq);
-            if (!SgeCopy.checkAll(rnic.memoryRegions, qp.pd, sq.sgeAddress, sq.sgeLength, sq.sgeLkey, base,
-                    wqe.numSge, access)) {
-                fail(wqe, WcStatus.LOC_PROT_ERR); // IBTA 10.6.3.2: a bad lkey is a local protection error
+            MemoryRegionTable.Check check = SgeCopy.checkAll(rnic.memoryRegions, qp.pd, sq.sgeAddress, sq.sgeLength,
+                    sq.sgeLkey, base, wqe.numSge, access);
+            if (check != MemoryRegionTable.Check.OK && access == 0) {
+                failInRequester(wqe, localKeyStatus(check));
+                return true;
+            }
+            if (check != MemoryRegionTable.Check.OK) {
+                // The buffer a READ or atomic response lands in: rxe checks it in the completer (rxe_comp.c
+                // do_read/do_atomic), which reports LOC_PROT_ERR in order, on every kernel.
+                fail(wqe, WcStatus.LOC_PROT_ERR);
                 return true;
             }
         }
@@ -235,6 +243,30 @@ public final class Requester {
             window.readAtomicInFlight++;
         }
         return true;
+    }
+
+    /**
+     * IBTA 10.6.3.2: a bad lkey is a local protection error. Kernel 6.1's rxe tells a key it cannot look up
+     * from a range it fails ({@link Quirk#UNKNOWN_SEND_LKEY_IS_LOC_QP_OP_ERR}) in the payload it gathers.
+     */
+    private WcStatus localKeyStatus(MemoryRegionTable.Check check) {
+        if (check != MemoryRegionTable.Check.OUT_OF_BOUNDS
+                && rnic.model.has(Quirk.UNKNOWN_SEND_LKEY_IS_LOC_QP_OP_ERR)) {
+            return WcStatus.LOC_QP_OP_ERR; // rxe_mr.c copy_data: lookup_mr fails -> -EINVAL -> rxe_requester
+        }
+        return WcStatus.LOC_PROT_ERR;
+    }
+
+    /**
+     * The requester fails a WQE itself. By default the completer reports it with its status in order and
+     * then moves the QP to ERR (IBTA 10.8.3); rxe 6.10+ moves the QP to ERR at once, which flushes it and
+     * everything not yet completed ({@link Quirk#REQUESTER_ERRORS_FLUSH_THE_SEND_QUEUE}).
+     */
+    private void failInRequester(SendWqe wqe, WcStatus status) {
+        fail(wqe, status);
+        if (rnic.model.has(Quirk.REQUESTER_ERRORS_FLUSH_THE_SEND_QUEUE)) {
+            qp.enterError(); // rxe_req.c rxe_requester err: rxe_qp_error(qp); rxe_comp.c: flush_send_queue
+        }
     }
 
     private void fail(SendWqe wqe, WcStatus status) {
@@ -294,7 +326,7 @@ public final class Requester {
                 if (copied == SgeCopy.FAULT) {
                     rnic.count(RnicCounter.MEMORY_ACCESS_ERRORS);
                 }
-                fail(wqe, WcStatus.LOC_PROT_ERR);
+                failInRequester(wqe, WcStatus.LOC_PROT_ERR);
                 qp.completer.retire();
                 return;
             }
@@ -330,7 +362,8 @@ public final class Requester {
         if (opcode.has(HeaderType.DETH)) {
             // IBTA 10.2.5 (Q_Keys; its compliance number is not quoted in any public source we could check):
             // a Q_Key with the high bit set means "use the QP's own Q_Key".
-            frame.deth(wqe.remoteQkey < 0 ? qp.qkey : wqe.remoteQkey, qp.qpn & 0xFFFFFF);
+            boolean useQpsQkey = wqe.remoteQkey < 0 && !rnic.model.has(Quirk.WR_QKEY_HIGH_BIT_SENT_AS_GIVEN);
+            frame.deth(useQpsQkey ? qp.qkey : wqe.remoteQkey, qp.qpn & 0xFFFFFF);
         }
         if (opcode.has(HeaderType.RETH)) {
             frame.reth(wqe.remoteAddr + offset, wqe.rkey, (int) (wqe.length - offset));

@@ -1,5 +1,6 @@
 package org.roce4j.emulator.transport;
 
+import org.roce4j.emulator.Quirk;
 import org.roce4j.emulator.RnicCounter;
 import org.roce4j.emulator.verbs.DeviceLimits;
 import org.roce4j.emulator.verbs.MemoryRegionTable;
@@ -183,8 +184,8 @@ public final class Responder {
                         : RespState.ERR_DROP_MESSAGE;
                 case ERR_RECEIVE_TOO_SMALL -> qp.type == QpType.UD
                         ? datagramTooLong()
-                        : localError(NakCode.INVALID_REQUEST, WcStatus.LOC_LEN_ERR);
-                case ERR_RECEIVE_PROTECTION -> localError(NakCode.REMOTE_OPERATIONAL_ERROR, WcStatus.LOC_PROT_ERR);
+                        : receiveBufferError(NakCode.INVALID_REQUEST, WcStatus.LOC_LEN_ERR);
+                case ERR_RECEIVE_PROTECTION -> receiveBufferError(NakCode.REMOTE_OPERATIONAL_ERROR, WcStatus.LOC_PROT_ERR);
                 case ERR_MEMORY_FAULT -> memoryFault();
                 case ERR_DROP_MESSAGE -> dropMessage();
                 case DONE -> RespState.DONE;
@@ -374,7 +375,10 @@ public final class Responder {
         switch (kind) {
             case SEND -> {
                 if (qp.type == QpType.UD) {
-                    int result = cursor.placeGrh(p, rnic.memoryRegions, qp.receivePd);
+                    // rxe_net.c rxe_loopback: no ip_local_out, so nobody computed the IPv4 checksum.
+                    boolean checksummed = !(rnic.model.has(Quirk.LOOPBACK_IPV4_CHECKSUM_NOT_COMPUTED)
+                            && rnic.loopedBack(p));
+                    int result = cursor.placeGrh(p, rnic.memoryRegions, qp.receivePd, checksummed);
                     if (result != SgeCopy.OK) {
                         return receiveError(result);
                     }
@@ -403,9 +407,17 @@ public final class Responder {
             }
             default -> throw new IllegalStateException("checked in CHECK_OP_VALID: " + opcode);
         }
-        if (opcode.hasInvalidate()
-                && rnic.memoryRegions.invalidate(p.invalidateRkey(), qp.pd) != MemoryRegionTable.Check.OK) {
+        boolean invalidateFailed = opcode.hasInvalidate()
+                && rnic.memoryRegions.invalidate(p.invalidateRkey(), qp.pd) != MemoryRegionTable.Check.OK;
+        if (invalidateFailed && !rnic.model.has(Quirk.FAILED_SEND_INVALIDATE_IS_ACKNOWLEDGED)) {
             return RespState.ERR_INVALIDATE_RKEY;
+        }
+        if (invalidateFailed) {
+            // rxe_resp.c RESPST_ERR_INVALIDATE_RKEY, "RC - Class J": the message counts as executed and is
+            // ACKed, its receive completes REM_INV_REQ_ERR and the QP goes to ERR.
+            nakSyndrome = ResponsePackets.ACK_UNLIMITED;
+            wqeStatus = WcStatus.REM_INV_REQ_ERR;
+            goToError = true;
         }
         if (opcode.position().endsMessage()) {
             msn = Psn.next(msn);
@@ -556,6 +568,22 @@ public final class Responder {
         return RespState.COMPLETE;
     }
 
+    /**
+     * The message cannot be placed in the receive WQE's buffers: IBTA 11.6.2's local error for the cause
+     * (LOC_LEN_ERR, LOC_PROT_ERR), or rxe's malformed WQE ({@link Quirk#RECEIVE_BUFFER_ERRORS_ARE_LOC_QP_OP_ERR}).
+     */
+    private RespState receiveBufferError(NakCode nak, WcStatus status) {
+        if (rnic.model.has(Quirk.RECEIVE_BUFFER_ERRORS_ARE_LOC_QP_OP_ERR)) {
+            return malformedWqe();
+        }
+        return localError(nak, status);
+    }
+
+    /** rxe_resp.c RESPST_ERR_MALFORMED_WQE, "All, Class A": LOC_QP_OP_ERR, NAK remote operational error. */
+    private RespState malformedWqe() {
+        return localError(NakCode.REMOTE_OPERATIONAL_ERROR, WcStatus.LOC_QP_OP_ERR);
+    }
+
     /** The receive WQE itself is at fault: it completes with a local error, and RC NAKs the sender. */
     private RespState localError(NakCode nak, WcStatus status) {
         if (qp.type == QpType.RC) {
@@ -588,6 +616,9 @@ public final class Responder {
      * without a trace, as {@link RnicCounter#DROPPED_UD_TOO_LONG} counts it.
      */
     private RespState datagramTooLong() {
+        if (rnic.model.has(Quirk.UD_DATAGRAM_TOO_LONG_FAILS_THE_RECEIVE)) {
+            return malformedWqe(); // kernel 6.1 rxe_resp.c send_data_in: copy_data -EINVAL, no check_length for UD
+        }
         rnic.count(RnicCounter.DROPPED_UD_TOO_LONG);
         abandonMessage();
         return RespState.CLEANUP;

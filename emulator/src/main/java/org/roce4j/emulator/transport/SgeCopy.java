@@ -83,15 +83,18 @@ final class SgeCopy {
     }
 
     /** Checks every non-empty SGE up front (IBTA 10.6.3.2), so a bad lkey fails before a packet leaves. */
-    static boolean checkAll(MemoryRegionTable regions, Object pd, long[] addresses, int[] lengths, int[] lkeys,
-                            int base, int count, int accessBit) {
+    static MemoryRegionTable.Check checkAll(MemoryRegionTable regions, Object pd, long[] addresses, int[] lengths,
+                                            int[] lkeys, int base, int count, int accessBit) {
         for (int i = 0; i < count; i++) {
             long length = Integer.toUnsignedLong(lengths[base + i]);
-            if (length > 0 && regions.checkLocal(lkeys[base + i], pd, accessBit, addresses[base + i], length)
-                    != MemoryRegionTable.Check.OK) {
-                return false;
+            if (length > 0) {
+                MemoryRegionTable.Check check = regions.checkLocal(lkeys[base + i], pd, accessBit, addresses[base + i],
+                        length);
+                if (check != MemoryRegionTable.Check.OK) {
+                    return check;
+                }
             }
         }
-        return true;
+        return MemoryRegionTable.Check.OK;
     }
 }

@@ -1,5 +1,6 @@
 package org.roce4j.emulator.verbs;
 
+import org.roce4j.emulator.Quirk;
 import org.roce4j.emulator.RnicCounter;
 import org.roce4j.emulator.node.Rnic;
 import java.util.Objects;
@@ -68,9 +69,11 @@ public final class EmulatedCq extends Resource implements Cq {
             return false;
         }
         if (count == ring.length) {
-            overrun = true;
-            published = -1;
             context.raise(AsyncEvent.of(AsyncEventType.CQ_ERR, this));
+            if (!rnic.model.has(Quirk.POLL_AFTER_CQ_OVERRUN_SUCCEEDS)) {
+                overrun = true; // from now on poll is EINVAL
+                published = -1;
+            } // else rxe_cq.c rxe_cq_post: -EBUSY for this completion only; the ring stays as it is
             return false;
         }
         ring[(head + count) % ring.length] = completion;

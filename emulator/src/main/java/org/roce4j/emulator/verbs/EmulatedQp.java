@@ -1,5 +1,6 @@
 package org.roce4j.emulator.verbs;
 
+import org.roce4j.emulator.Quirk;
 import org.roce4j.emulator.RnicCounter;
 import org.roce4j.emulator.transport.SendWqe;
 import org.roce4j.emulator.node.NetworkPath;
@@ -111,7 +112,8 @@ public final class EmulatedQp extends Resource implements Qp {
         this.sendCq = (EmulatedCq) init.sendCq();
         this.recvCq = (EmulatedCq) init.recvCq();
         this.srq = (EmulatedSrq) init.srq();
-        this.receivePd = srq == null ? pd : srq.pd;
+        // rdmavt init_sge: a WQE's buffers belong to the PD of the queue it came from; rxe checks the QP's.
+        this.receivePd = srq == null || rnic.model.has(Quirk.RECEIVE_BUFFERS_CHECKED_AGAINST_THE_QPS_PD) ? pd : srq.pd;
         this.sqSigAll = init.sqSigAll();
         this.initAttr = new QpInitAttr(type, init.sendCq(), init.recvCq(), init.srq(), granted, sqSigAll);
         this.sq = new SendQueue(granted.maxSendWr(), granted.maxSendSge(), granted.maxInlineData());
@@ -208,7 +210,7 @@ public final class EmulatedQp extends Resource implements Qp {
                 throw invalid(verb, "cur_qp_state " + attr.curQpState() + " is not the QP's state " + current);
             }
             QpState target = mask.contains(QpAttrMask.STATE) ? attr.qpState() : current;
-            QpTransitions.check(type, current, target, mask);
+            QpChecks.checkTransition(rnic, type, current, target, mask);
             NetworkPath newPath = QpChecks.checkAttributes(rnic, verb, attr, mask);
             apply(attr, mask, newPath);
             transition(current, target);
@@ -438,7 +440,7 @@ public final class EmulatedQp extends Resource implements Qp {
                     "ibv_post_recv: the receive queue is full (" + rq.capacity + " WQEs)");
         }
         rq.post(wr);
-        if (state == QpState.ERR) {
+        if (state == QpState.ERR && !rnic.model.has(Quirk.RECEIVES_POSTED_IN_ERROR_ARE_NOT_FLUSHED)) {
             flushReceiveQueue();
         }
     }

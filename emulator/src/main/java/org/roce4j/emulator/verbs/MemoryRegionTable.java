@@ -24,7 +24,9 @@ public final class MemoryRegionTable {
         INVALIDATED,
         WRONG_PD,
         ACCESS_DENIED,
-        OUT_OF_BOUNDS
+        OUT_OF_BOUNDS,
+        /** An ordinary region, on a device that invalidates only memory windows and fast-registration MRs. */
+        NOT_INVALIDATABLE
     }
 
     /** Deregistered keys remembered, so that none of them is issued again while remembered. */
@@ -38,9 +40,21 @@ public final class MemoryRegionTable {
     private int live;
     private final int maxRegions;
 
+    /** Whether LOCAL_INV and SEND_WITH_INV may invalidate a region from ibv_reg_mr (IBTA 10.6.5). */
+    private final boolean ordinaryRegionsInvalidate;
+
     public MemoryRegionTable(int maxRegions, KeySource keys) {
+        this(maxRegions, keys, true);
+    }
+
+    /**
+     * @param ordinaryRegionsInvalidate false for a device that invalidates only memory windows and
+     *                                  fast-registration MRs ({@code Quirk.ORDINARY_MRS_CANNOT_BE_INVALIDATED})
+     */
+    public MemoryRegionTable(int maxRegions, KeySource keys, boolean ordinaryRegionsInvalidate) {
         this.maxRegions = maxRegions;
         this.keys = keys;
+        this.ordinaryRegionsInvalidate = ordinaryRegionsInvalidate;
     }
 
     /** Gives the region a key from the key source; sets its lkey, and its rkey when remote access is allowed. */
@@ -136,6 +150,11 @@ public final class MemoryRegionTable {
         }
         if (region.protectionDomain != pd) {
             return Check.WRONG_PD;
+        }
+        if (!ordinaryRegionsInvalidate) {
+            // rxe_mr.c rxe_invalidate_mr: an MR whose type is not IB_MR_TYPE_MEM_REG (fast registration) is
+            // -EINVAL; every region of this table comes from ibv_reg_mr.
+            return Check.NOT_INVALIDATABLE;
         }
         region.state = MemoryRegion.State.INVALID;
         return Check.OK;

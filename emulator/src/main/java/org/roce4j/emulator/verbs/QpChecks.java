@@ -2,12 +2,16 @@ package org.roce4j.emulator.verbs;
 
 import java.util.Set;
 
+import org.roce4j.emulator.Quirk;
 import org.roce4j.emulator.node.NetworkPath;
 import org.roce4j.emulator.node.Rnic;
 import org.roce4j.verbs.Errno;
 import org.roce4j.verbs.QpAttr;
 import org.roce4j.verbs.QpAttrMask;
 import org.roce4j.verbs.QpCap;
+import org.roce4j.verbs.QpState;
+import org.roce4j.verbs.QpTransitions;
+import org.roce4j.verbs.QpType;
 import org.roce4j.verbs.VerbsException;
 import org.roce4j.wire.Psn;
 
@@ -22,6 +26,22 @@ final class QpChecks {
     static final int PRIVILEGED_QKEY_BIT = 0x80000000;
 
     private QpChecks() {
+    }
+
+    /**
+     * The transition a modify asks for against the one table ({@link QpTransitions#check}, what
+     * {@code ib_modify_qp_is_ok} reads), as the device applies it.
+     */
+    static void checkTransition(Rnic rnic, QpType type, QpState current, QpState target, Set<QpAttrMask> mask) {
+        boolean stateless = !mask.contains(QpAttrMask.STATE);
+        if (!(stateless && rnic.model.has(Quirk.MODIFY_WITHOUT_STATE_SKIPS_THE_TRANSITION_TABLE))) {
+            QpTransitions.check(type, current, target, mask);
+        }
+        if (type == QpType.UC && current == QpState.SQD && target == QpState.SQD && !stateless
+                && mask.size() > 1 && rnic.model.has(Quirk.UC_SQD_TO_SQD_REFUSES_OPTIONAL_ATTRIBUTES)) {
+            throw new VerbsException(Errno.EINVAL, "ibv_modify_qp: UC SQD -> SQD takes no optional attribute "
+                    + "on this device, given " + mask);
+        }
     }
 
     /**
