@@ -3,10 +3,18 @@ package org.roce4j.conformance;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.roce4j.emulator.DeviceProfile;
+import org.roce4j.emulator.Quirk;
 import org.roce4j.verbs.Verbs;
 
 class DeparturesTest {
@@ -73,4 +81,18 @@ class DeparturesTest {
         assertThat(Departures.rxeProfileOf("5.15.0-1-generic")).isEqualTo("rxe-6.1");
         assertThat(Departures.rxeProfileOf("")).isEqualTo("rxe-6.1");
     }
+
+    @ParameterizedTest
+    @EnumSource(names = {"RXE_6_1", "RXE_6_12"})
+    @DisplayName("a profile's list is its description: its notes name exactly the profile's Quirks")
+    void aListNamesExactlyItsProfilesQuirks(DeviceProfile profile) {
+        Set<Quirk> named = EnumSet.noneOf(Quirk.class);
+        Matcher m = QUIRK_NAME.matcher(String.join(" ", Departures.forProfile(profile.id()).notes().values()));
+        while (m.find()) {
+            named.add(Quirk.valueOf(m.group(1)));
+        }
+        assertThat(named).isEqualTo(profile.model().quirks());
+    }
+
+    private static final Pattern QUIRK_NAME = Pattern.compile("Quirk\\.([A-Z0-9_]+)");
 }
