@@ -13,4 +13,19 @@ public enum Quirk {
      * ({@code if (qp->comp.retry_cnt != 7) qp->comp.retry_cnt--}); IBTA 9.7.6.1.3 (C9-141) counts seven.
      */
     RETRY_COUNT_SEVEN_IS_INFINITE,
+    /**
+     * A work queue (send, receive, SRQ) or CQ asked for n entries holds 2^k - 1 >= n: {@code rxe_queue.c
+     * rxe_queue_init} ({@code num_slots = roundup_pow_of_two(n + 1)}, one slot kept free), and
+     * {@code ibv_query_qp}, {@code ibv_query_srq} and {@code cq->cqe} report that depth. Measured on kernels
+     * 6.1 and 6.12 ({@code ibverbs/src/test/c/rxe-probe-capacities.c}: 4 asked, 7 held; 8 asked, 15 held; 3 and
+     * 1 exactly). IBTA 11.2.4.1 lets a CI grant at least what was asked.
+     */
+    QUEUE_DEPTH_ROUNDED_TO_POWER_OF_TWO_MINUS_ONE,
+    /**
+     * {@code ibv_create_qp} writes back the depths asked for, not the ones granted (kernel 6.1's
+     * {@code rxe_qp_init_req} rounds {@code qp->sq.max_wr} but leaves {@code init->cap} alone; 6.12 writes the
+     * rounded depth back): a program that trusts the returned cap under-fills the queue; {@code ibv_query_qp}
+     * reports the true depth. Probe: 4 asked, create reports 4, query 7, the 8th post is ENOMEM.
+     */
+    CREATE_QP_REPORTS_REQUESTED_DEPTH,
 }

@@ -132,7 +132,7 @@ final class EmulatedContext extends Resource implements Context {
                 throw new org.roce4j.verbs.VerbsException(org.roce4j.verbs.Errno.ENOMEM, "ibv_create_cq: too many CQs");
             }
             cqs++;
-            return new EmulatedCq(rnic, this, cqe, ch);
+            return new EmulatedCq(rnic, this, QueueDepths.granted(rnic.model, cqe), ch);
         });
     }
 

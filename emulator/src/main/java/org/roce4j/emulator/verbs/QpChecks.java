@@ -2,6 +2,8 @@ package org.roce4j.emulator.verbs;
 
 import java.util.Set;
 
+import org.roce4j.emulator.DeviceModel;
+import org.roce4j.emulator.Quirk;
 import org.roce4j.emulator.node.NetworkPath;
 import org.roce4j.emulator.node.Rnic;
 import org.roce4j.verbs.Errno;
@@ -26,9 +28,11 @@ final class QpChecks {
 
     /**
      * {@code ibv_create_qp}'s caps against the device's limits (rxe {@code rxe_qp_chk_cap}); what
-     * the QP gets: rxe reports no receive queue of its own for a QP on an SRQ.
+     * the QP's queues hold ({@link QueueDepths}), as {@code ibv_query_qp} reports it: rxe reports no
+     * receive queue of its own for a QP on an SRQ.
      */
-    static QpCap grantedCaps(DeviceLimits limits, String verb, QpCap cap, boolean onSrq) {
+    static QpCap grantedCaps(DeviceModel model, String verb, QpCap cap, boolean onSrq) {
+        DeviceLimits limits = model.limits();
         checkCap(verb, "max_send_wr", cap.maxSendWr(), limits.maxQpWr());
         checkCap(verb, "max_send_sge", cap.maxSendSge(), limits.maxSge());
         checkCap(verb, "max_inline_data", cap.maxInlineData(), limits.maxInlineData());
@@ -36,7 +40,22 @@ final class QpChecks {
             checkCap(verb, "max_recv_wr", cap.maxRecvWr(), limits.maxQpWr());
             checkCap(verb, "max_recv_sge", cap.maxRecvSge(), limits.maxSge());
         }
-        return onSrq ? new QpCap(cap.maxSendWr(), 0, cap.maxSendSge(), 0, cap.maxInlineData()) : cap;
+        int sendWr = QueueDepths.granted(model, cap.maxSendWr());
+        return onSrq ? new QpCap(sendWr, 0, cap.maxSendSge(), 0, cap.maxInlineData())
+                : new QpCap(sendWr, QueueDepths.granted(model, cap.maxRecvWr()), cap.maxSendSge(), cap.maxRecvSge(),
+                        cap.maxInlineData());
+    }
+
+    /**
+     * What {@code ibv_create_qp} writes back into the caller's cap: the granted caps, or on a device
+     * with {@link Quirk#CREATE_QP_REPORTS_REQUESTED_DEPTH} the depths that were asked for.
+     */
+    static QpCap reportedAtCreate(DeviceModel model, QpCap asked, QpCap granted) {
+        if (!model.has(Quirk.CREATE_QP_REPORTS_REQUESTED_DEPTH)) {
+            return granted;
+        }
+        return new QpCap(asked.maxSendWr(), granted.maxRecvWr() == 0 ? 0 : asked.maxRecvWr(), granted.maxSendSge(),
+                granted.maxRecvSge(), granted.maxInlineData());
     }
 
     private static void checkCap(String verb, String name, int value, int max) {
