@@ -28,4 +28,12 @@ public enum Quirk {
      * reports the true depth. Probe: 4 asked, create reports 4, query 7, the 8th post is ENOMEM.
      */
     CREATE_QP_REPORTS_REQUESTED_DEPTH,
+    /**
+     * {@code ibv_rereg_mr} is not supported: rdma-core 44's rxe provider sets no {@code rereg_mr} op, so after
+     * libibverbs' own input checks (IBV_REREG_MR_ERR_INPUT, EINVAL) every call fails IBV_REREG_MR_ERR_CMD with
+     * EOPNOTSUPP before reaching the kernel (whose {@code rxe_rereg_user_mr} would take CHANGE_PD and
+     * CHANGE_ACCESS) -- flags 0 included, which the kernel would refuse EINVAL. Measured the same on 6.1 and 6.12
+     * ({@code rxe-probe-capacities.c}).
+     */
+    REREG_MR_NOT_SUPPORTED,
 }

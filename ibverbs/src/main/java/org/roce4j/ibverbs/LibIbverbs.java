@@ -30,8 +30,9 @@ final class LibIbverbs {
     static final String DEFAULT_LIBRARY = "libibverbs.so.1";
 
     private static final Linker LINKER = Linker.nativeLinker();
-    private static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
-    private static final long ERRNO = CALL_STATE.byteOffset(PathElement.groupElement("errno"));
+    /** Where a downcall with {@code captureCallState("errno")} leaves errno. */
+    static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
+    static final long ERRNO = CALL_STATE.byteOffset(PathElement.groupElement("errno"));
 
     final MethodHandle getDeviceList;
     final MethodHandle getDeviceName;

@@ -47,13 +47,7 @@ final class EmulatedPd extends Resource implements Pd {
         Objects.requireNonNull(access, "access");
         return rnic.call(() -> {
             checkOpen("ibv_reg_mr");
-            String problem = RegisteredMemory.registrationProblem(memory, iova, access);
-            if (problem == null) {
-                problem = unreachableByRnic(memory);
-            }
-            if (problem == null && memory.isReadOnly()) {
-                problem = "the segment is read-only";
-            }
+            String problem = registrationProblem(memory, iova, access);
             if (problem != null) {
                 throw invalid("ibv_reg_mr", problem);
             }
@@ -63,6 +57,18 @@ final class EmulatedPd extends Resource implements Pd {
             mrs++;
             return new EmulatedMr(rnic, this, region);
         });
+    }
+
+    /** Why memory cannot be registered (ibv_reg_mr, or ibv_rereg_mr's new translation), or null. */
+    String registrationProblem(MemorySegment memory, long iova, Set<AccessFlag> access) {
+        String problem = RegisteredMemory.registrationProblem(memory, iova, access);
+        if (problem == null) {
+            problem = unreachableByRnic(memory);
+        }
+        if (problem == null && memory.isReadOnly()) {
+            problem = "the segment is read-only";
+        }
+        return problem;
     }
 
     /** Never started, so it owns no confined arena: what any thread may access, it may. */
