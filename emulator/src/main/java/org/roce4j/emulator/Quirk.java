@@ -36,4 +36,10 @@ public enum Quirk {
      * ({@code rxe-probe-capacities.c}).
      */
     REREG_MR_NOT_SUPPORTED,
+    /**
+     * {@code ibv_query_device} reports rxe's {@code device_cap_flags} (rxe_param.h RXE_DEVICE_CAP_FLAGS; as
+     * {@code ibv_query_device} shows it on 6.1 and 6.12: 0x1223c76), memory windows and fast registration
+     * included, which the emulator does not implement; the default reports only what the emulator does.
+     */
+    REPORTS_RXE_DEVICE_CAP_FLAGS,
 }
