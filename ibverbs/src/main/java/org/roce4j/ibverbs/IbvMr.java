@@ -98,11 +98,13 @@ final class IbvMr extends Resource implements Mr {
         int errno;
         try (Arena scratch = Arena.ofConfined()) {
             MemorySegment state = scratch.allocate(LibIbverbs.CALL_STATE);
-            ret = (int) pd.context.lib.reregMr.invokeExact(state, mr, ReregFlag.bits(flags),
-                    targetPd == null ? MemorySegment.NULL : targetPd.pd, addr, length, AccessFlag.bits(newAccess));
+            // a local, not a conditional in the call: invokeExact types a conditional argument as Object
+            MemorySegment pdArg = targetPd == null ? MemorySegment.NULL : targetPd.pd;
+            ret = (int) pd.context.lib.reregMr.invokeExact(state, mr, ReregFlag.bits(flags), pdArg, addr, length,
+                    AccessFlag.bits(newAccess));
             errno = state.get(JAVA_INT, LibIbverbs.ERRNO);
         } catch (Throwable t) {
-            throw new IllegalStateException("ibv_rereg_mr: native call failed", t);
+            throw new IllegalStateException("ibv_rereg_mr: native call failed: " + t, t);
         }
         if (ret != 0) {
             throw new ReregMrException(ReregMrException.ErrorCode.of(ret), Errno.of(errno),
