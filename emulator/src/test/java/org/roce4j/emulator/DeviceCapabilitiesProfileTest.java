@@ -2,23 +2,18 @@ package org.roce4j.emulator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.Inet4Address;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.roce4j.emulator.fabric.Fabric;
 import org.roce4j.verbs.Context;
 import org.roce4j.verbs.DeviceCapFlag;
-import org.roce4j.wire.MacAddress;
 
 /** device_cap_flags and num_comp_vectors per profile. */
 class DeviceCapabilitiesProfileTest {
     @Test
     @DisplayName("linux profile: device_cap_flags are what the emulator implements; one completion vector")
-    void linuxReportsWhatTheEmulatorImplements() throws UnknownHostException {
-        try (Context ctx = open(DeviceProfile.LINUX)) {
+    void linuxReportsWhatTheEmulatorImplements() {
+        try (Context ctx = ProfiledDevice.open(DeviceProfile.LINUX)) {
             assertThat(DeviceCapFlag.bits(ctx.queryDevice().deviceCapFlags())).isEqualTo(
                     DeviceCapFlag.UD_AV_PORT_ENFORCE.bit() | DeviceCapFlag.SYS_IMAGE_GUID.bit()
                             | DeviceCapFlag.RC_RNR_NAK_GEN.bit() | DeviceCapFlag.SRQ_RESIZE.bit());
@@ -28,16 +23,11 @@ class DeviceCapabilitiesProfileTest {
 
     @Test
     @DisplayName("rxe profiles: device_cap_flags 0x1223c76, what ibv_query_device reports on rxe0 under 6.1 and 6.12")
-    void rxeReportsRxeDeviceCapFlags() throws UnknownHostException {
+    void rxeReportsRxeDeviceCapFlags() {
         for (DeviceProfile profile : new DeviceProfile[] {DeviceProfile.RXE_6_1, DeviceProfile.RXE_6_12}) {
-            try (Context ctx = open(profile)) {
+            try (Context ctx = ProfiledDevice.open(profile)) {
                 assertThat(DeviceCapFlag.bits(ctx.queryDevice().deviceCapFlags())).as("%s", profile).isEqualTo(0x1223c76);
             }
         }
-    }
-
-    private static Context open(DeviceProfile profile) throws UnknownHostException {
-        return SoftRnic.builder(Fabric.deterministic()).name("rxe0").mac(MacAddress.parse("02:00:00:00:00:01"))
-                .ipv4((Inet4Address) InetAddress.getByName("10.0.0.1")).profile(profile.model()).attach().device().open();
     }
 }

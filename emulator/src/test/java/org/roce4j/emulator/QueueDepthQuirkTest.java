@@ -4,15 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.lang.foreign.Arena;
-import java.net.Inet4Address;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.util.EnumSet;
 import java.util.Set;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.roce4j.emulator.fabric.Fabric;
 import org.roce4j.verbs.AccessFlag;
 import org.roce4j.verbs.BadWorkRequestException;
 import org.roce4j.verbs.Context;
@@ -31,7 +27,6 @@ import org.roce4j.verbs.Srq;
 import org.roce4j.verbs.SrqAttr;
 import org.roce4j.verbs.SrqAttrMask;
 import org.roce4j.verbs.SrqInitAttr;
-import org.roce4j.wire.MacAddress;
 
 /**
  * The queue depths a device grants, per profile, as measured on rxe0 by
@@ -47,8 +42,7 @@ class QueueDepthQuirkTest {
     }
 
     private static Depths measure(DeviceProfile profile) {
-        Fabric fabric = Fabric.deterministic();
-        try (Context ctx = node(fabric, profile).device().open(); Arena arena = Arena.ofShared()) {
+        try (Context ctx = ProfiledDevice.open(profile); Arena arena = Arena.ofShared()) {
             Pd pd = ctx.allocPd();
             Cq big = ctx.createCq(256);
             Mr mr = pd.regMr(arena.allocate(64), Set.of(AccessFlag.LOCAL_WRITE));
@@ -111,8 +105,7 @@ class QueueDepthQuirkTest {
     @Test
     @DisplayName("rxe_queue_init: roundup_pow_of_two(n + 1) - 1 for 1, 3, 4, 7, 8, 100 (probe) and the largest CQ")
     void roundingMatchesTheProbe() {
-        Fabric fabric = Fabric.deterministic();
-        try (Context ctx = node(fabric, DeviceProfile.RXE_6_12).device().open()) {
+        try (Context ctx = ProfiledDevice.open(DeviceProfile.RXE_6_12)) {
             int[][] askedAndHeld = {{1, 1}, {3, 3}, {4, 7}, {7, 7}, {8, 15}, {100, 127}, {32767, 32767}};
             for (int[] pair : askedAndHeld) {
                 Cq cq = ctx.createCq(pair[0]);
@@ -120,15 +113,6 @@ class QueueDepthQuirkTest {
                 cq.close();
             }
             assertThatThrownBy(() -> ctx.createCq(32768)).hasMessageContaining("EINVAL");
-        }
-    }
-
-    private static SoftRnic node(Fabric fabric, DeviceProfile profile) {
-        try {
-            return SoftRnic.builder(fabric).name("rxe0").mac(MacAddress.parse("02:00:00:00:00:01"))
-                    .ipv4((Inet4Address) InetAddress.getByName("10.0.0.1")).profile(profile.model()).attach();
-        } catch (UnknownHostException e) {
-            throw new AssertionError(e);
         }
     }
 }

@@ -4,15 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import java.lang.foreign.Arena;
-import java.net.Inet4Address;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.util.EnumSet;
 import java.util.Set;
 
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.roce4j.emulator.fabric.Fabric;
 import org.roce4j.verbs.AccessFlag;
 import org.roce4j.verbs.Context;
 import org.roce4j.verbs.Errno;
@@ -27,13 +24,11 @@ import org.roce4j.verbs.ReregMrException;
  * {@code rxe-probe-capacities.c} measured on kernels 6.1 and 6.12 with rdma-core 44.
  */
 class ReregQuirkTest {
+    @DisplayName("rxe profiles (rdma-core 44's rxe provider has no rereg_mr): ibv_rereg_mr is ERR_INPUT/EINVAL for bad input, else ERR_CMD/EOPNOTSUPP, the region unchanged")
     @ParameterizedTest(name = "{0}")
     @EnumSource(names = {"RXE_6_1", "RXE_6_12"})
-    void rxeProviderRefusesEveryReregistrationWithEopnotsupp(DeviceProfile profile) throws UnknownHostException {
-        Fabric fabric = Fabric.deterministic();
-        SoftRnic rnic = SoftRnic.builder(fabric).name("rxe0").mac(org.roce4j.wire.MacAddress.parse("02:00:00:00:00:01"))
-                .ipv4((Inet4Address) InetAddress.getByName("10.0.0.1")).profile(profile.model()).attach();
-        try (Context ctx = rnic.device().open(); Arena arena = Arena.ofShared()) {
+    void rxeProviderRefusesEveryReregistrationWithEopnotsupp(DeviceProfile profile) {
+        try (Context ctx = ProfiledDevice.open(profile); Arena arena = Arena.ofShared()) {
             Pd pd = ctx.allocPd();
             Mr mr = pd.regMr(arena.allocate(64), Set.of(AccessFlag.LOCAL_WRITE));
             int lkey = mr.lkey();
