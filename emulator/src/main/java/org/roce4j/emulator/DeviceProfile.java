@@ -27,11 +27,12 @@ public enum DeviceProfile {
     /** Linux Soft-RoCE ({@code rdma_rxe}) of kernel 6.1 (Debian 12's), with rdma-core 44. */
     RXE_6_1("rxe-6.1", EnumSet.of(Quirk.RETRY_COUNT_SEVEN_IS_INFINITE,
             Quirk.QUEUE_DEPTH_ROUNDED_TO_POWER_OF_TWO_MINUS_ONE, Quirk.CREATE_QP_REPORTS_REQUESTED_DEPTH,
-            Quirk.REREG_MR_NOT_SUPPORTED, Quirk.REPORTS_RXE_DEVICE_CAP_FLAGS)),
+            Quirk.SEND_SGES_AND_INLINE_SHARE_ONE_WQE_SIZE, Quirk.REREG_MR_NOT_SUPPORTED,
+            Quirk.REPORTS_RXE_DEVICE_CAP_FLAGS)),
     /** Linux Soft-RoCE ({@code rdma_rxe}) of kernel 6.12 (Debian's 6.12 series), with rdma-core 44. */
     RXE_6_12("rxe-6.12", EnumSet.of(Quirk.RETRY_COUNT_SEVEN_IS_INFINITE,
-            Quirk.QUEUE_DEPTH_ROUNDED_TO_POWER_OF_TWO_MINUS_ONE, Quirk.REREG_MR_NOT_SUPPORTED,
-            Quirk.REPORTS_RXE_DEVICE_CAP_FLAGS));
+            Quirk.QUEUE_DEPTH_ROUNDED_TO_POWER_OF_TWO_MINUS_ONE, Quirk.SEND_SGES_AND_INLINE_SHARE_ONE_WQE_SIZE,
+            Quirk.REREG_MR_NOT_SUPPORTED, Quirk.REPORTS_RXE_DEVICE_CAP_FLAGS));
 
     private final DeviceModel model;
 

@@ -29,6 +29,14 @@ public enum Quirk {
      */
     CREATE_QP_REPORTS_REQUESTED_DEPTH,
     /**
+     * A send WQE has one data area for SGEs and inline data: {@code rxe_qp.c rxe_qp_init_req} sizes it
+     * {@code max(max_send_sge * sizeof(struct ib_sge), max_inline_data)} and grants both from it
+     * ({@code max_send_sge = size / 16}, {@code max_inline_data = size}), and {@code ibv_create_qp} and
+     * {@code ibv_query_qp} report that on 6.1 and 6.12 (probe: 1 SGE and no inline asked, 16 bytes of inline
+     * granted).
+     */
+    SEND_SGES_AND_INLINE_SHARE_ONE_WQE_SIZE,
+    /**
      * {@code ibv_rereg_mr} is not supported: rdma-core 44's rxe provider sets no {@code rereg_mr} op, so after
      * libibverbs' own input checks (IBV_REREG_MR_ERR_INPUT, EINVAL) every call fails IBV_REREG_MR_ERR_CMD with
      * EOPNOTSUPP before reaching the kernel (whose {@code rxe_rereg_user_mr} would take CHANGE_PD and

@@ -103,6 +103,31 @@ class QueueDepthQuirkTest {
     }
 
     @Test
+    @DisplayName("rxe_qp_init_req: SGEs and inline data share one WQE size on the rxe profiles (1 SGE, no inline -> 16 bytes inline; 100 bytes inline -> 6 SGEs); linux grants them as asked")
+    void rxeSendSgesAndInlineShareOneWqeSize() {
+        for (DeviceProfile profile : DeviceProfile.values()) {
+            try (Context ctx = ProfiledDevice.open(profile)) {
+                Pd pd = ctx.allocPd();
+                Cq cq = ctx.createCq(16);
+                Qp small = pd.createQp(QpInitAttr.of(QpType.RC, cq, new QpCap(4, 4, 1, 1, 0)));
+                Qp inline = pd.createQp(QpInitAttr.of(QpType.RC, cq, new QpCap(4, 4, 1, 1, 100)));
+                boolean rxe = profile != DeviceProfile.LINUX;
+                for (QpCap cap : new QpCap[] {small.initAttr().cap(), small.query(EnumSet.of(QpAttrMask.CAP)).cap()}) {
+                    assertThat(cap.maxSendSge()).as("%s", profile).isEqualTo(1);
+                    assertThat(cap.maxInlineData()).as("%s", profile).isEqualTo(rxe ? 16 : 0);
+                }
+                QpCap inlineCap = inline.query(EnumSet.of(QpAttrMask.CAP)).cap();
+                assertThat(inlineCap.maxSendSge()).as("%s", profile).isEqualTo(rxe ? 6 : 1);
+                assertThat(inlineCap.maxInlineData()).as("%s", profile).isEqualTo(100);
+                small.close();
+                inline.close();
+                cq.close();
+                pd.close();
+            }
+        }
+    }
+
+    @Test
     @DisplayName("rxe_queue_init: roundup_pow_of_two(n + 1) - 1 for 1, 3, 4, 7, 8, 100 (probe) and the largest CQ")
     void roundingMatchesTheProbe() {
         try (Context ctx = ProfiledDevice.open(DeviceProfile.RXE_6_12)) {

@@ -22,6 +22,8 @@ import org.roce4j.wire.Psn;
 final class QpChecks {
     /** {@code IB_QP_SET_QKEY}: a Q_Key with this bit set is a controlled one. */
     static final int PRIVILEGED_QKEY_BIT = 0x80000000;
+    /** {@code sizeof(struct ib_sge)}: address, length, lkey. */
+    private static final int SGE_BYTES = 16;
 
     private QpChecks() {
     }
@@ -41,9 +43,16 @@ final class QpChecks {
             checkCap(verb, "max_recv_sge", cap.maxRecvSge(), limits.maxSge());
         }
         int sendWr = QueueDepths.granted(model, cap.maxSendWr());
-        return onSrq ? new QpCap(sendWr, 0, cap.maxSendSge(), 0, cap.maxInlineData())
-                : new QpCap(sendWr, QueueDepths.granted(model, cap.maxRecvWr()), cap.maxSendSge(), cap.maxRecvSge(),
-                        cap.maxInlineData());
+        int sendSge = cap.maxSendSge();
+        int inline = cap.maxInlineData();
+        if (model.has(Quirk.SEND_SGES_AND_INLINE_SHARE_ONE_WQE_SIZE)) {
+            // rxe_qp_init_req: wqe_size = max(max_send_sge * sizeof(struct ib_sge), max_inline_data)
+            int dataSize = Math.max(sendSge * SGE_BYTES, inline);
+            sendSge = dataSize / SGE_BYTES;
+            inline = dataSize;
+        }
+        return onSrq ? new QpCap(sendWr, 0, sendSge, 0, inline)
+                : new QpCap(sendWr, QueueDepths.granted(model, cap.maxRecvWr()), sendSge, cap.maxRecvSge(), inline);
     }
 
     /**
