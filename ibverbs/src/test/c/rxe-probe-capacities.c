@@ -1,6 +1,18 @@
 /* rxe behaviours behind the verbs of issue 15 (granted queue depths, ibv_resize_cq, SRQ resize,
  * ibv_rereg_mr, device_cap_flags, num_comp_vectors). Build: gcc rxe-probe-capacities.c -libverbs;
- * run in a VM (../shared/rxe-vm) on each kernel, e.g. RXE_VM_KERNEL=6.12. */
+ * run in a VM (../shared/rxe-vm) on each kernel, e.g. RXE_VM_KERNEL=6.12.
+ * Seen with rdma-core 44 on kernels 6.1 and 6.12 (the emulator's rxe profiles follow it, see Quirk):
+ *  - every queue and CQ holds roundup_pow_of_two(n + 1) - 1 (1->1, 3->3, 4->7, 8->15, 100->127), which
+ *    ibv_query_qp, ibv_query_srq and cq->cqe report; ibv_create_qp and ibv_create_srq write back the depth
+ *    asked on 6.1 (4) and the one granted on 6.12 (7); 1 send SGE and no inline asked: 16 bytes of inline;
+ *  - ibv_resize_cq: 0, -1, max_cqe + 1 and fewer than the completions held are EINVAL (22); 10 -> 15;
+ *    the completions held survive; ibv_modify_srq IBV_SRQ_MAX_WR works (20 -> 31, WQEs kept), 0, above
+ *    max_srq_wr, below the WQEs posted are EINVAL, and a limit above the current max_wr is EINVAL;
+ *  - ibv_rereg_mr: -4 (IBV_REREG_MR_ERR_CMD) with errno 95 (EOPNOTSUPP) for every flag, 0 included;
+ *    flags 1 << 3 are -1 (ERR_INPUT) with errno 22: rdma-core 44's rxe provider has no rereg_mr;
+ *  - device_cap_flags 0x1223c76; num_comp_vectors 2 (the VM's CPUs); comp_vector 2 and -1 are EINVAL;
+ *  - max_qp_wr and max_srq_wr 1048576 (DEFAULT_MAX_VALUE); an MR without remote rights has rkey 0 on 6.1,
+ *    rkey = lkey on 6.12. */
 #include <infiniband/verbs.h>
 #include <stdio.h>
 #include <stdlib.h>
