@@ -57,6 +57,14 @@ final class Completions {
         return got;
     }
 
+    /**
+     * Gives a device time to put the completions it has been handed (flushes, say) into their CQ without
+     * polling them: a {@link #quietPeriod()}. A check that needs them held there fails visibly if they are not.
+     */
+    static void awaitHeldWithoutPolling() throws InterruptedException {
+        Thread.sleep(quietPeriod());
+    }
+
     static WorkCompletion awaitOne(Cq cq) {
         return await(cq, 1).getFirst();
     }

@@ -159,12 +159,12 @@ class SrqTest {
         }
     }
 
-    private static QpInitAttr attr(Endpoint e, Endpoint b, Srq srq) {
+    static QpInitAttr attr(Endpoint e, Endpoint b, Srq srq) {
         QpInitAttr plain = QpInitAttr.of(QpType.RC, e.cq, QpCap.of(16, 16));
         return e == b ? QpInitAttr.of(QpType.RC, e.cq, QpCap.of(16, 0)).withSrq(srq) : plain;
     }
 
-    private static void sendOne(QpPair pair, Mr src, Endpoint a, Endpoint b, long recvId) {
+    static void sendOne(QpPair pair, Mr src, Endpoint a, Endpoint b, long recvId) {
         pair.qpA.postSend(SendWr.send(1000 + recvId, src, 0, 8));
         Expect.success(Completions.awaitOne(a.cq), 1000 + recvId, WcOpcode.SEND);
         Expect.success(Completions.awaitOne(b.cq), recvId, WcOpcode.RECV);

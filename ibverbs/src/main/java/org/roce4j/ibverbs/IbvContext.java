@@ -21,6 +21,7 @@ import org.roce4j.verbs.Context;
 import org.roce4j.verbs.Cq;
 import org.roce4j.verbs.Device;
 import org.roce4j.verbs.DeviceAttr;
+import org.roce4j.verbs.DeviceCapFlag;
 import org.roce4j.verbs.Errno;
 import org.roce4j.verbs.Gid;
 import org.roce4j.verbs.Mtu;
@@ -114,7 +115,8 @@ final class IbvContext extends Resource implements Context {
                     Byte.toUnsignedInt(a.get(JAVA_BYTE, Layouts.offset(l, "local_ca_ack_delay"))),
                     Byte.toUnsignedInt(a.get(JAVA_BYTE, Layouts.offset(l, "phys_port_cnt"))),
                     // struct ibv_device_attr has no inline limit; what a QP gets is in Qp.initAttr().
-                    0);
+                    0,
+                    DeviceCapFlag.of(i(a, l, "device_cap_flags")));
         }
     }
 
@@ -193,6 +195,12 @@ final class IbvContext extends Resource implements Context {
         if (portNum < 1 || portNum > 255) {   // a uint8_t in C: 256 would silently become 0
             throw new VerbsException(Errno.EINVAL, verb + ": no port " + portNum);
         }
+    }
+
+    /** {@code context->num_comp_vectors}, as the provider set it when the device was opened. */
+    @Override
+    public int numCompVectors() {
+        return context.get(JAVA_INT, Layouts.offset(Layouts.IBV_CONTEXT, "num_comp_vectors"));
     }
 
     @Override

@@ -43,6 +43,7 @@ final class IbvCq extends Resource implements Cq {
     private static final long PKEY_INDEX = Layouts.offset(Layouts.IBV_WC, "pkey_index");
     private static final long SLID = Layouts.offset(Layouts.IBV_WC, "slid");
     private static final long SL = Layouts.offset(Layouts.IBV_WC, "sl");
+    private static final long CQE = Layouts.offset(Layouts.IBV_CQ, "cqe");
     private static final long DLID_PATH_BITS = Layouts.offset(Layouts.IBV_WC, "dlid_path_bits");
     /** imm_data is __be32: the value the peer posted, in network byte order. */
     private static final ValueLayout.OfInt BIG_ENDIAN_INT = JAVA_INT.withOrder(ByteOrder.BIG_ENDIAN);
@@ -58,7 +59,6 @@ final class IbvCq extends Resource implements Cq {
     final IbvContext context;
     final MemorySegment cq;
     private final IbvCompChannel channel;
-    private final int capacity;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment wcs;
     private int unackedEvents;
@@ -67,7 +67,6 @@ final class IbvCq extends Resource implements Cq {
         this.context = context;
         this.cq = cq.reinterpret(Layouts.IBV_CQ.byteSize());
         this.channel = channel;
-        this.capacity = this.cq.get(JAVA_INT, Layouts.offset(Layouts.IBV_CQ, "cqe"));
         this.wcs = arena.allocate(Layouts.IBV_WC, BATCH);
     }
 
@@ -83,7 +82,15 @@ final class IbvCq extends Resource implements Cq {
 
     @Override
     public int capacity() {
-        return capacity;
+        return cq.get(JAVA_INT, CQE);   // cq->cqe: the provider updates it at ibv_resize_cq
+    }
+
+    /** {@code ibv_resize_cq}: what the device answers, passed through; the granted depth is then in cq->cqe. */
+    @Override
+    public synchronized int resize(int cqe) {
+        checkOpen("ibv_resize_cq");
+        LibIbverbs.status("ibv_resize_cq", context.lib.resizeCq, cq, cqe);
+        return capacity();
     }
 
     @Override

@@ -30,8 +30,9 @@ final class LibIbverbs {
     static final String DEFAULT_LIBRARY = "libibverbs.so.1";
 
     private static final Linker LINKER = Linker.nativeLinker();
-    private static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
-    private static final long ERRNO = CALL_STATE.byteOffset(PathElement.groupElement("errno"));
+    /** Where a downcall with {@code captureCallState("errno")} leaves errno. */
+    static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
+    static final long ERRNO = CALL_STATE.byteOffset(PathElement.groupElement("errno"));
 
     final MethodHandle getDeviceList;
     final MethodHandle getDeviceName;
@@ -46,10 +47,12 @@ final class LibIbverbs {
     final MethodHandle regMr;
     final MethodHandle regMrIova;
     final MethodHandle deregMr;
+    final MethodHandle reregMr;
     final MethodHandle createCompChannel;
     final MethodHandle destroyCompChannel;
     final MethodHandle createCq;
     final MethodHandle destroyCq;
+    final MethodHandle resizeCq;
     final MethodHandle getCqEvent;
     final MethodHandle ackCqEvents;
     final MethodHandle createQp;
@@ -91,11 +94,14 @@ final class LibIbverbs {
         regMrIova = errnoCall("ibv_reg_mr_iova",
                 FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_INT));
         deregMr = errnoCall("ibv_dereg_mr", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        reregMr = errnoCall("ibv_rereg_mr",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT));
         createCompChannel = errnoCall("ibv_create_comp_channel", FunctionDescriptor.of(ADDRESS, ADDRESS));
         destroyCompChannel = errnoCall("ibv_destroy_comp_channel", FunctionDescriptor.of(JAVA_INT, ADDRESS));
         createCq = errnoCall("ibv_create_cq",
                 FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
         destroyCq = errnoCall("ibv_destroy_cq", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        resizeCq = errnoCall("ibv_resize_cq", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
         getCqEvent = errnoCall("ibv_get_cq_event", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
         ackCqEvents = plain("ibv_ack_cq_events", FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT));
         createQp = errnoCall("ibv_create_qp", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));

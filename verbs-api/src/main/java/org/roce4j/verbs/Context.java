@@ -40,6 +40,12 @@ public interface Context extends AutoCloseable {
      */
     Gid queryGid(int portNum, int index);
 
+    /**
+     * {@return how many completion vectors the device has ({@code context->num_comp_vectors}); a CQ's
+     * {@code compVector} must be below it}
+     */
+    int numCompVectors();
+
     /** {@return a new protection domain: {@code ibv_alloc_pd}} */
     Pd allocPd();
 
@@ -51,7 +57,8 @@ public interface Context extends AutoCloseable {
      *
      * @param cqe        the entries it must hold at least; EINVAL below 1 or above {@link DeviceAttr#maxCqe()}
      * @param channel    the completion channel its events go to, or null
-     * @param compVector the completion vector (interrupt) to use, from 0
+     * @param compVector the completion vector (interrupt) to use, from 0 to {@link #numCompVectors()} - 1; anything
+     *                   else is EINVAL (the kernel's {@code ib_uverbs_create_cq})
      */
     Cq createCq(int cqe, CompChannel channel, int compVector);
 

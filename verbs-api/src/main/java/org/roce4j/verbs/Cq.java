@@ -15,8 +15,24 @@ public interface Cq extends AutoCloseable {
     /** {@return the context the CQ was created on} */
     Context context();
 
-    /** {@return the entries the CQ holds; at least what was asked at creation ({@code cqe})} */
+    /**
+     * {@return the entries the CQ holds: {@code cq->cqe}, the depth the device granted at creation or at the
+     * last {@link #resize}; at least what was asked (rxe grants 2^k - 1)}
+     */
     int capacity();
+
+    /**
+     * {@code ibv_resize_cq}: makes the CQ hold at least {@code cqe} entries, keeping the completions it
+     * holds, in order. EINVAL when {@code cqe} is below 1, above {@link DeviceAttr#maxCqe()}, or below the
+     * number of completions the CQ holds now (rxe {@code rxe_cq_chk_attr}); the CQ is then unchanged.
+     *
+     * @param cqe the entries it must hold at least
+     * @return the depth granted, what {@link #capacity()} reports from now on
+     * @throws VerbsException EOPNOTSUPP from a provider that cannot resize
+     */
+    default int resize(int cqe) {
+        throw new VerbsException(Errno.EOPNOTSUPP, "ibv_resize_cq: not supported by this provider");
+    }
 
     /** {@return the completion channel events go to, or null} */
     CompChannel channel();

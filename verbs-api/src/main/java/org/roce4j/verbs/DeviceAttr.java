@@ -1,5 +1,9 @@
 package org.roce4j.verbs;
 
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Set;
+
 /**
  * Limits and identity of a device: the fields of {@code struct ibv_device_attr} a RoCE user reads,
  * as {@link Context#queryDevice()} ({@code ibv_query_device}) returns them.
@@ -34,6 +38,8 @@ package org.roce4j.verbs;
  * @param physPortCnt     number of ports ({@code phys_port_cnt})
  * @param maxInlineData   most inline data per send work request (not in {@code ibv_device_attr}:
  *                        libibverbs reports it per QP, in the granted {@code cap})
+ * @param deviceCapFlags  what the device says it can do ({@code device_cap_flags}; bits no
+ *                        {@link DeviceCapFlag} names are left out)
  */
 public record DeviceAttr(
         String fwVer,
@@ -64,7 +70,14 @@ public record DeviceAttr(
         int maxPkeys,
         int localCaAckDelay,
         int physPortCnt,
-        int maxInlineData) {
+        int maxInlineData,
+        Set<DeviceCapFlag> deviceCapFlags) {
+
+    /** Keeps an unmodifiable copy of the flags. */
+    public DeviceAttr {
+        deviceCapFlags = Collections.unmodifiableSet(deviceCapFlags.isEmpty()
+                ? EnumSet.noneOf(DeviceCapFlag.class) : EnumSet.copyOf(deviceCapFlags));
+    }
 
     /** How atomic the device's atomic operations are: {@code enum ibv_atomic_cap}. */
     public enum AtomicCapability {

@@ -27,7 +27,9 @@ public interface Srq extends AutoCloseable {
     void postRecv(List<RecvWr> wrs);
 
     /**
-     * {@code ibv_modify_srq}; arming a limit above max_wr is EINVAL.
+     * {@code ibv_modify_srq}: {@link SrqAttrMask#MAX_WR} resizes the SRQ, keeping the WQEs posted;
+     * {@link SrqAttrMask#LIMIT} arms the limit. EINVAL for a limit above the SRQ's current depth, and for a
+     * depth of 0, above the device's {@code max_srq_wr}, below the armed limit or below the WQEs posted.
      *
      * @param attr the values
      * @param mask which of them to apply

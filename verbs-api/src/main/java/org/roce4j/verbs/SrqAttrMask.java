@@ -2,7 +2,10 @@ package org.roce4j.verbs;
 
 /** {@code enum ibv_srq_attr_mask}. */
 public enum SrqAttrMask {
-    /** Resize the SRQ (EINVAL unless the device supports it; the emulator does not). */
+    /**
+     * Resize the SRQ to hold at least {@code max_wr} WQEs, keeping the posted ones (rxe {@code rxe_srq_chk_attr}:
+     * EINVAL above the device's max_srq_wr, at 0, below an armed limit, or below the WQEs posted now).
+     */
     MAX_WR(1),
     /** Arm the limit event. */
     LIMIT(1 << 1);

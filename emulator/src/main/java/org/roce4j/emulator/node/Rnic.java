@@ -4,6 +4,7 @@ import org.roce4j.emulator.DeviceModel;
 import org.roce4j.emulator.ExternalLink;
 import org.roce4j.emulator.Quirk;
 import org.roce4j.emulator.RnicCounter;
+import org.roce4j.emulator.verbs.DeviceCapabilities;
 import org.roce4j.emulator.verbs.DeviceLimits;
 import org.roce4j.emulator.verbs.EmulatedDevice;
 import org.roce4j.emulator.verbs.EmulatedQp;
@@ -137,7 +138,7 @@ public final class Rnic implements Agent, FrameReceiver {
         this.gids = gids;
         this.link = link;
         this.nodeGuid = GidTable.eui64(mac);
-        this.deviceAttr = model.limits().deviceAttr(nodeGuid);
+        this.deviceAttr = model.limits().deviceAttr(nodeGuid, DeviceCapabilities.of(model));
         this.portAttr = model.limits().portAttr(activeMtu);
         this.fixedSourcePort = link == null ? -1 : link.udpSourcePort();
         this.zeroIpv4Identification = link != null && link.zeroIpv4Identification();

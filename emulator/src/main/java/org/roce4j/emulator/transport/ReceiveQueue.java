@@ -69,6 +69,24 @@ public final class ReceiveQueue {
         return wrId[slot];
     }
 
+    /**
+     * {@return a queue of another capacity holding this one's WQEs in the same order} (rxe_queue.c
+     * resize_finish); the caller checked that they fit.
+     */
+    public ReceiveQueue resizedTo(int newCapacity) {
+        ReceiveQueue resized = new ReceiveQueue(newCapacity, maxSge);
+        for (long i = consumed; i < posted; i++) {
+            int from = (int) Long.remainderUnsigned(i, capacity);
+            int to = (int) resized.posted++;
+            resized.wrId[to] = wrId[from];
+            resized.numSge[to] = numSge[from];
+            System.arraycopy(sgeAddress, from * maxSge, resized.sgeAddress, to * maxSge, maxSge);
+            System.arraycopy(sgeLength, from * maxSge, resized.sgeLength, to * maxSge, maxSge);
+            System.arraycopy(sgeLkey, from * maxSge, resized.sgeLkey, to * maxSge, maxSge);
+        }
+        return resized;
+    }
+
     public void clear() {
         consumed = posted;
     }

@@ -1,6 +1,9 @@
 package org.roce4j.emulator.verbs;
 
+import java.util.Set;
+
 import org.roce4j.verbs.DeviceAttr;
+import org.roce4j.verbs.DeviceCapFlag;
 import org.roce4j.verbs.Mtu;
 import org.roce4j.verbs.PortAttr;
 
@@ -78,12 +81,15 @@ public record DeviceLimits(int maxQp, int maxQpWr, int maxSge, int maxSgeRd, int
         }
     }
 
-    /** What {@code ibv_query_device} answers for a device with node GUID {@code nodeGuid}. */
-    public DeviceAttr deviceAttr(long nodeGuid) {
+    /**
+     * What {@code ibv_query_device} answers for a device with node GUID {@code nodeGuid} that reports
+     * {@code capFlags} ({@link DeviceCapabilities#of}).
+     */
+    public DeviceAttr deviceAttr(long nodeGuid, Set<DeviceCapFlag> capFlags) {
         return new DeviceAttr("0.0.0", nodeGuid, nodeGuid, maxMrSize, pageSizeCap, vendorId, 0, 0,
                 maxQp, maxQpWr, maxSge, maxSgeRd, maxCq, maxCqe, maxMr, maxPd,
                 maxQpRdAtom, maxQpInitRdAtom, maxResRdAtom, DeviceAttr.AtomicCapability.HCA,
-                0, maxAh, maxSrq, maxSrqWr, maxSrqSge, maxPkeys, localCaAckDelay, 1, maxInlineData);
+                0, maxAh, maxSrq, maxSrqWr, maxSrqSge, maxPkeys, localCaAckDelay, 1, maxInlineData, capFlags);
     }
 
     /** What {@code ibv_query_port} answers for the port whose active MTU is {@code activeMtu}. */

@@ -88,6 +88,11 @@ final class EmulatedContext extends Resource implements Context {
     }
 
     @Override
+    public int numCompVectors() {
+        return DeviceCapabilities.COMP_VECTORS;
+    }
+
+    @Override
     public Pd allocPd() {
         return rnic.call(() -> {
             checkOpen("ibv_alloc_pd");
@@ -116,8 +121,10 @@ final class EmulatedContext extends Resource implements Context {
             if (cqe < 1 || cqe > maxCqe) {
                 throw invalid("ibv_create_cq", "cqe " + cqe + " is outside 1.." + maxCqe);
             }
-            if (compVector < 0) {
-                throw invalid("ibv_create_cq", "negative completion vector " + compVector);
+            if (compVector < 0 || compVector >= DeviceCapabilities.COMP_VECTORS) {
+                // uverbs_cmd.c create_cq: comp_vector >= num_comp_vectors is EINVAL (unsigned: negative too)
+                throw invalid("ibv_create_cq", "completion vector " + compVector + " is outside 0.."
+                        + (DeviceCapabilities.COMP_VECTORS - 1) + " (num_comp_vectors " + DeviceCapabilities.COMP_VECTORS + ")");
             }
             EmulatedCompChannel ch = null;
             if (channel != null) {
@@ -132,7 +139,7 @@ final class EmulatedContext extends Resource implements Context {
                 throw new org.roce4j.verbs.VerbsException(org.roce4j.verbs.Errno.ENOMEM, "ibv_create_cq: too many CQs");
             }
             cqs++;
-            return new EmulatedCq(rnic, this, cqe, ch);
+            return new EmulatedCq(rnic, this, QueueDepths.granted(rnic.model, cqe), ch);
         });
     }
 

@@ -29,7 +29,7 @@ public final class EmulatedCq extends Resource implements Cq {
 
     final EmulatedContext context;
     private final EmulatedCompChannel channel;
-    private final WorkCompletion[] ring;
+    private WorkCompletion[] ring;
     private int head;
     private int count;
     /**
@@ -94,7 +94,11 @@ public final class EmulatedCq extends Resource implements Cq {
 
     @Override
     public int capacity() {
-        return ring.length;
+        return rnic.callAsInt(EmulatedCq::depthLocked, this, null); // the ring changes at a resize
+    }
+
+    private static int depthLocked(EmulatedCq cq, Object unused) {
+        return cq.ring.length;
     }
 
     @Override
@@ -134,6 +138,32 @@ public final class EmulatedCq extends Resource implements Cq {
         count -= n;
         published = count;
         return n;
+    }
+
+    @Override
+    public int resize(int cqe) {
+        return rnic.callAsInt(EmulatedCq::resizeLocked, this, cqe);
+    }
+
+    private static int resizeLocked(EmulatedCq cq, int cqe) {
+        cq.checkOpen("ibv_resize_cq");
+        int maxCqe = cq.rnic.model.limits().maxCqe();
+        // rxe_cq.c rxe_cq_chk_attr: cqe < 1, cqe > max_cqe, and cqe below the completions held are EINVAL
+        // (the check compares what was asked, before rounding: 6 held, 5 asked is EINVAL on rxe though 7 fit)
+        if (cqe < 1 || cqe > maxCqe) {
+            throw invalid("ibv_resize_cq", "cqe " + cqe + " is outside 1.." + maxCqe);
+        }
+        if (cqe < cq.count) {
+            throw invalid("ibv_resize_cq", "cqe " + cqe + " is below the " + cq.count + " completions the CQ holds");
+        }
+        // rxe_queue.c resize_finish: the completions held move to the new ring, oldest first
+        WorkCompletion[] resized = new WorkCompletion[QueueDepths.granted(cq.rnic.model, cqe)];
+        for (int i = 0; i < cq.count; i++) {
+            resized[i] = cq.ring[(cq.head + i) % cq.ring.length];
+        }
+        cq.ring = resized;
+        cq.head = 0;
+        return resized.length;
     }
 
     /** Completions waiting to be polled (for tests of internals). */

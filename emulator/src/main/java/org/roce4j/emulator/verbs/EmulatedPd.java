@@ -50,18 +50,7 @@ final class EmulatedPd extends Resource implements Pd {
         Objects.requireNonNull(access, "access");
         return rnic.call(() -> {
             checkOpen("ibv_reg_mr");
-            String problem = RegisteredMemory.registrationProblem(memory, iova, access);
-            if (problem == null) {
-                problem = unreachableByRnic(memory);
-            }
-            if (problem == null && memory.isReadOnly()) {
-                problem = "the segment is read-only";
-            }
-            // uverbs_cmd.c ib_uverbs_reg_mr, for every device: (start & ~PAGE_MASK) != (hca_va & ~PAGE_MASK)
-            // is EINVAL -- the IOVA keeps the address's offset within its page.
-            if (problem == null && ((memory.address() ^ iova) & (KERNEL_PAGE_SIZE - 1)) != 0) {
-                problem = "the IOVA's offset within a page differs from the address's (Linux ib_uverbs_reg_mr)";
-            }
+            String problem = registrationProblem(memory, iova, access);
             if (problem != null) {
                 throw invalid("ibv_reg_mr", problem);
             }
@@ -71,6 +60,23 @@ final class EmulatedPd extends Resource implements Pd {
             mrs++;
             return new EmulatedMr(rnic, this, region);
         });
+    }
+
+    /** Why memory cannot be registered (ibv_reg_mr, or ibv_rereg_mr's new translation), or null. */
+    String registrationProblem(MemorySegment memory, long iova, Set<AccessFlag> access) {
+        String problem = RegisteredMemory.registrationProblem(memory, iova, access);
+        if (problem == null) {
+            problem = unreachableByRnic(memory);
+        }
+        if (problem == null && memory.isReadOnly()) {
+            problem = "the segment is read-only";
+        }
+        // uverbs_cmd.c ib_uverbs_reg_mr, for every device: (start & ~PAGE_MASK) != (hca_va & ~PAGE_MASK)
+        // is EINVAL -- the IOVA keeps the address's offset within its page.
+        if (problem == null && ((memory.address() ^ iova) & (KERNEL_PAGE_SIZE - 1)) != 0) {
+            problem = "the IOVA's offset within a page differs from the address's (Linux ib_uverbs_reg_mr)";
+        }
+        return problem;
     }
 
     /** Never started, so it owns no confined arena: what any thread may access, it may. */

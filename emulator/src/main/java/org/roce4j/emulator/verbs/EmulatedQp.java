@@ -69,6 +69,8 @@ public final class EmulatedQp extends Resource implements Qp {
     public final Object receivePd;
     final boolean sqSigAll;
     private final QpInitAttr initAttr;
+    /** What the queues hold, as ibv_query_qp reports it (initAttr's cap is what ibv_create_qp wrote back). */
+    private final QpCap grantedCap;
     public final SendQueue sq;
     public final ReceiveQueue rq;
     public final int sourcePort;
@@ -115,7 +117,9 @@ public final class EmulatedQp extends Resource implements Qp {
         // rdmavt init_sge: a WQE's buffers belong to the PD of the queue it came from; rxe checks the QP's.
         this.receivePd = srq == null || rnic.model.has(Quirk.RECEIVE_BUFFERS_CHECKED_AGAINST_THE_QPS_PD) ? pd : srq.pd;
         this.sqSigAll = init.sqSigAll();
-        this.initAttr = new QpInitAttr(type, init.sendCq(), init.recvCq(), init.srq(), granted, sqSigAll);
+        this.initAttr = new QpInitAttr(type, init.sendCq(), init.recvCq(), init.srq(),
+                QpChecks.reportedAtCreate(rnic.model, init.cap(), granted), sqSigAll);
+        this.grantedCap = granted;
         this.sq = new SendQueue(granted.maxSendWr(), granted.maxSendSge(), granted.maxInlineData());
         this.rq = srq == null ? new ReceiveQueue(granted.maxRecvWr(), granted.maxRecvSge()) : null;
         this.qpn = rnic.allocateQpn(this);
@@ -147,7 +151,7 @@ public final class EmulatedQp extends Resource implements Qp {
             s.checkOpen(verb);
             srq = s;
         }
-        QpCap granted = QpChecks.grantedCaps(rnic.model.limits(), verb, init.cap(), srq != null);
+        QpCap granted = QpChecks.grantedCaps(rnic.model, verb, init.cap(), srq != null);
         EmulatedQp qp = new EmulatedQp(rnic, pd, init, granted);
         send.users++;
         recv.users++;
@@ -353,7 +357,7 @@ public final class EmulatedQp extends Resource implements Qp {
             QpAttr attr = new QpAttr()
                     .qpState(state).curQpState(state).pathMtu(pathMtu).qkey(qkey)
                     .rqPsn(rqPsn).sqPsn(sqPsn).destQpNum(destQpn)
-                    .qpAccessFlags(AccessFlag.of(accessFlags)).cap(initAttr.cap())
+                    .qpAccessFlags(AccessFlag.of(accessFlags)).cap(grantedCap)
                     .pkeyIndex(pkeyIndex).enSqdAsyncNotify(enSqdAsyncNotify)
                     .maxRdAtomic(maxRdAtomic).maxDestRdAtomic(maxDestRdAtomic).minRnrTimer(minRnrTimer)
                     .portNum(portNum).timeout(timeout).retryCnt(retryCnt).rnrRetry(rnrRetry)

@@ -25,7 +25,7 @@ import org.roce4j.verbs.SrqInitAttr;
  */
 public final class EmulatedSrq extends Resource implements Srq {
     final EmulatedPd pd;
-    final ReceiveQueue queue;
+    ReceiveQueue queue;
     private int limit;
     /** QPs that take their receive WQEs from here. */
     int users;
@@ -33,7 +33,7 @@ public final class EmulatedSrq extends Resource implements Srq {
     private EmulatedSrq(Rnic rnic, EmulatedPd pd, int maxWr, int maxSge, int limit) {
         super(rnic);
         this.pd = pd;
-        this.queue = new ReceiveQueue(maxWr, maxSge);
+        this.queue = new ReceiveQueue(QueueDepths.granted(rnic.model, maxWr), maxSge);
         this.limit = limit;
     }
 
@@ -115,16 +115,35 @@ public final class EmulatedSrq extends Resource implements Srq {
         Objects.requireNonNull(mask, "mask");
         rnic.run(() -> {
             checkOpen("ibv_modify_srq");
-            if (mask.contains(SrqAttrMask.MAX_WR)) {
-                throw invalid("ibv_modify_srq", "resizing an SRQ is not supported by the emulator");
+            // rxe_srq.c rxe_srq_chk_attr: everything is checked before anything changes
+            int resizedTo = mask.contains(SrqAttrMask.MAX_WR) ? checkResize(attr.maxWr()) : 0;
+            if (mask.contains(SrqAttrMask.LIMIT) && attr.srqLimit() > queue.capacity) {
+                // against the depth before a resize in the same call (rxe: srq->rq.queue->buf->index_mask)
+                throw invalid("ibv_modify_srq", "limit " + attr.srqLimit() + " is above max_wr " + queue.capacity);
+            }
+            if (resizedTo > 0) {
+                queue = queue.resizedTo(resizedTo);
             }
             if (mask.contains(SrqAttrMask.LIMIT)) {
-                if (attr.srqLimit() < 0 || attr.srqLimit() > queue.capacity) {
-                    throw invalid("ibv_modify_srq", "limit " + attr.srqLimit() + " is above max_wr " + queue.capacity);
-                }
                 limit = attr.srqLimit();
             }
         });
+    }
+
+    /** The depth a resize to {@code maxWr} gives, or EINVAL (rxe_srq_chk_attr, rxe_queue.c resize_finish). */
+    private int checkResize(int maxWr) {
+        int maxSrqWr = rnic.model.limits().maxSrqWr();
+        if (maxWr < 1 || maxWr > maxSrqWr) {
+            throw invalid("ibv_modify_srq", "max_wr " + maxWr + " is outside 1.." + maxSrqWr);
+        }
+        if (limit > 0 && maxWr < limit) {
+            throw invalid("ibv_modify_srq", "max_wr " + maxWr + " is below the armed limit " + limit);
+        }
+        int granted = QueueDepths.granted(rnic.model, maxWr);
+        if (granted < queue.count()) {
+            throw invalid("ibv_modify_srq", "max_wr " + maxWr + " cannot hold the " + queue.count() + " WQEs posted");
+        }
+        return granted;
     }
 
     @Override

@@ -70,6 +70,21 @@ public final class MemoryRegionTable {
         live++;
     }
 
+    /**
+     * {@code ibv_rereg_mr}: {@code replacement} (the new memory, PD or rights) takes over the old region's
+     * key, and the old record is freed, so nothing still holding it (a READ being answered, say) touches the
+     * old memory again. The rkey is the key when the new rights allow remote access, 0 otherwise, as at
+     * registration.
+     */
+    void reregister(MemoryRegion old, MemoryRegion replacement) {
+        int key = old.lkey;
+        replacement.lkey = key;
+        replacement.rkey = MemoryRegion.allowsRemoteAccess(replacement.access) ? key : 0;
+        replacement.state = MemoryRegion.State.VALID;
+        byKey.put(key, replacement);
+        old.state = MemoryRegion.State.FREE;
+    }
+
     void deregister(MemoryRegion region) {
         int key = region.lkey;
         if (byKey.get(key) == region) {

@@ -2,6 +2,7 @@ package org.roce4j.emulator.verbs;
 
 import java.util.Set;
 
+import org.roce4j.emulator.DeviceModel;
 import org.roce4j.emulator.Quirk;
 import org.roce4j.emulator.node.NetworkPath;
 import org.roce4j.emulator.node.Rnic;
@@ -24,6 +25,8 @@ import org.roce4j.wire.Psn;
 final class QpChecks {
     /** {@code IB_QP_SET_QKEY}: a Q_Key with this bit set is a controlled one. */
     static final int PRIVILEGED_QKEY_BIT = 0x80000000;
+    /** {@code sizeof(struct ib_sge)}: address, length, lkey. */
+    private static final int SGE_BYTES = 16;
 
     private QpChecks() {
     }
@@ -46,9 +49,11 @@ final class QpChecks {
 
     /**
      * {@code ibv_create_qp}'s caps against the device's limits (rxe {@code rxe_qp_chk_cap}); what
-     * the QP gets: rxe reports no receive queue of its own for a QP on an SRQ.
+     * the QP's queues hold ({@link QueueDepths}), as {@code ibv_query_qp} reports it: rxe reports no
+     * receive queue of its own for a QP on an SRQ.
      */
-    static QpCap grantedCaps(DeviceLimits limits, String verb, QpCap cap, boolean onSrq) {
+    static QpCap grantedCaps(DeviceModel model, String verb, QpCap cap, boolean onSrq) {
+        DeviceLimits limits = model.limits();
         checkCap(verb, "max_send_wr", cap.maxSendWr(), limits.maxQpWr());
         checkCap(verb, "max_send_sge", cap.maxSendSge(), limits.maxSge());
         checkCap(verb, "max_inline_data", cap.maxInlineData(), limits.maxInlineData());
@@ -56,7 +61,29 @@ final class QpChecks {
             checkCap(verb, "max_recv_wr", cap.maxRecvWr(), limits.maxQpWr());
             checkCap(verb, "max_recv_sge", cap.maxRecvSge(), limits.maxSge());
         }
-        return onSrq ? new QpCap(cap.maxSendWr(), 0, cap.maxSendSge(), 0, cap.maxInlineData()) : cap;
+        int sendWr = QueueDepths.granted(model, cap.maxSendWr());
+        int sendSge = cap.maxSendSge();
+        int inline = cap.maxInlineData();
+        if (model.has(Quirk.SEND_SGES_AND_INLINE_SHARE_ONE_WQE_SIZE)) {
+            // rxe_qp_init_req: wqe_size = max(max_send_sge * sizeof(struct ib_sge), max_inline_data)
+            int dataSize = Math.max(sendSge * SGE_BYTES, inline);
+            sendSge = dataSize / SGE_BYTES;
+            inline = dataSize;
+        }
+        return onSrq ? new QpCap(sendWr, 0, sendSge, 0, inline)
+                : new QpCap(sendWr, QueueDepths.granted(model, cap.maxRecvWr()), sendSge, cap.maxRecvSge(), inline);
+    }
+
+    /**
+     * What {@code ibv_create_qp} writes back into the caller's cap: the granted caps, or on a device
+     * with {@link Quirk#CREATE_QP_REPORTS_REQUESTED_DEPTH} the depths that were asked for.
+     */
+    static QpCap reportedAtCreate(DeviceModel model, QpCap asked, QpCap granted) {
+        if (!model.has(Quirk.CREATE_QP_REPORTS_REQUESTED_DEPTH)) {
+            return granted;
+        }
+        return new QpCap(asked.maxSendWr(), granted.maxRecvWr() == 0 ? 0 : asked.maxRecvWr(), granted.maxSendSge(),
+                granted.maxRecvSge(), granted.maxInlineData());
     }
 
     private static void checkCap(String verb, String name, int value, int max) {
