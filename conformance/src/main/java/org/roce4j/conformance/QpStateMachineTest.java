@@ -2,9 +2,11 @@ package org.roce4j.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
@@ -19,6 +21,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.roce4j.verbs.AccessFlag;
 import org.roce4j.verbs.AhAttr;
+import org.roce4j.verbs.AsyncEvent;
+import org.roce4j.verbs.AsyncEventType;
 import org.roce4j.verbs.DeviceAttr;
 import org.roce4j.verbs.Errno;
 import org.roce4j.verbs.Mtu;
@@ -311,11 +315,42 @@ class QpStateMachineTest {
         };
         QpState at = QpState.RESET;
         for (QpState next : path) {
-            modify(qp, type, at, next, withState(QpTransitions.attributes(type, at, next).required()));
+            if (next == QpState.SQD) {
+                enterSqdDrained(qp, type);
+            } else {
+                modify(qp, type, at, next, withState(QpTransitions.attributes(type, at, next).required()));
+            }
             at = next;
         }
         assertThat(qp.state()).as("set-up of %s QP in %s", type, state).isEqualTo(state);
         return qp;
+    }
+
+    /**
+     * RTS -> SQD, then waits for SQ_DRAINED: a QP leaves SQD only once drained (IBTA 10.3.1's SQD
+     * substates; rxe 6.12 answers EINVAL while {@code sq_draining}, which its send task clears a moment
+     * after the modify, so a test that does not wait fails by a race on a loaded machine).
+     */
+    private void enterSqdDrained(Qp qp, QpType type) {
+        EnumSet<QpAttrMask> mask = withState(QpTransitions.attributes(type, QpState.RTS, QpState.SQD).required());
+        mask.add(QpAttrMask.EN_SQD_ASYNC_NOTIFY);
+        QpAttr attr = values(qp, QpState.RTS, QpState.SQD, mask).enSqdAsyncNotify(true);
+        try {
+            Expect.succeeds("modify " + type + " RTS->SQD", () -> qp.modify(attr, mask));
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+        long deadline = System.nanoTime() + Completions.PATIENCE.toNanos();
+        while (System.nanoTime() < deadline) {
+            Optional<AsyncEvent> event = endpoint.context.getAsyncEvent(Duration.ofMillis(100));
+            if (event.isPresent() && event.get().type() == AsyncEventType.SQ_DRAINED
+                    && event.get().qp() != null && event.get().qp().qpNum() == qp.qpNum()) {
+                return;
+            }
+        }
+        throw new AssertionError("set-up of " + type + " QP in SQD: no SQ_DRAINED within " + Completions.PATIENCE);
     }
 
     /** Valid values for every settable attribute in {@code mask}; ALT_PATH and PATH_MIG_STATE stay bare bits. */
