@@ -68,7 +68,11 @@ public enum DeviceCapFlag {
         return bit;
     }
 
-    /** {@return the flags set in a {@code device_cap_flags} word; bits no constant names are left out} */
+    /**
+     * {@return the flags set in a {@code device_cap_flags} word; bits no constant names are left out}
+     *
+     * @param bits the word, as {@code ibv_query_device} gives it
+     */
     public static Set<DeviceCapFlag> of(int bits) {
         EnumSet<DeviceCapFlag> flags = EnumSet.noneOf(DeviceCapFlag.class);
         for (DeviceCapFlag flag : values()) {
@@ -79,7 +83,11 @@ public enum DeviceCapFlag {
         return flags;
     }
 
-    /** {@return the {@code device_cap_flags} word of these flags} */
+    /**
+     * {@return the {@code device_cap_flags} word of these flags}
+     *
+     * @param flags the flags
+     */
     public static int bits(Set<DeviceCapFlag> flags) {
         int bits = 0;
         for (DeviceCapFlag flag : flags) {

@@ -22,7 +22,11 @@ public enum ReregFlag {
         return bit;
     }
 
-    /** {@return the flags word of {@code ibv_rereg_mr}} */
+    /**
+     * {@return the flags word of {@code ibv_rereg_mr}}
+     *
+     * @param flags what the call changes
+     */
     public static int bits(Set<ReregFlag> flags) {
         int bits = 0;
         for (ReregFlag flag : flags) {

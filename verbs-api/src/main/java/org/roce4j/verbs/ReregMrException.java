@@ -35,7 +35,11 @@ public class ReregMrException extends VerbsException {
             return value;
         }
 
-        /** {@return the code of a negative return value; CMD for one libibverbs does not define} */
+        /**
+         * {@return the code of a negative return value; CMD for one libibverbs does not define}
+         *
+         * @param value what {@code ibv_rereg_mr} returned
+         */
         public static ErrorCode of(int value) {
             for (ErrorCode code : values()) {
                 if (code.value == value) {
@@ -46,6 +50,7 @@ public class ReregMrException extends VerbsException {
         }
     }
 
+    /** What libibverbs returned, besides the errno. */
     private final ErrorCode code;
 
     /**
