@@ -56,7 +56,7 @@ class PostChecksTest {
     @Test
     void anOpcodeTheQpTypeDoesNotAllowGoesToTheProvider() {
         // libibverbs and rxe's provider post it and the device fails it (LOC_QP_OP_ERR, QP to ERR): this
-        // backend adds no check the device does not make (rxe.txt note [3]).
+        // backend adds no check the device does not make (rxe-6.1.txt note [3]).
         IbvQp uc = qp(QpType.UC);
         assertThatCode(() -> uc.postSend(List.of(wr(1, WrOpcode.RDMA_WRITE), wr(2, WrOpcode.RDMA_READ),
                 wr(3, WrOpcode.ATOMIC_FETCH_AND_ADD), wr(4, WrOpcode.SEND)))).doesNotThrowAnyException();

@@ -103,7 +103,7 @@ class ConformanceCommandTest {
 
         Run noList = run("conformance", "-d", "dev0", "--departures", "mlx5");
         assertThat(noList.exit).isEqualTo(2);
-        assertThat(noList.err).isEqualTo("roce4j conformance: --departures mlx5: no departure list named 'mlx5' (known: rxe)\n");
+        assertThat(noList.err).isEqualTo("roce4j conformance: --departures mlx5: no departure list named 'mlx5' (known: rxe-6.1, rxe-6.12)\n");
         assertThat(noList.out).isEmpty();
     }
 
