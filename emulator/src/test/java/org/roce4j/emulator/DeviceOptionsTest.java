@@ -47,4 +47,42 @@ class DeviceOptionsTest {
                 .ipv4((java.net.Inet4Address) java.net.InetAddress.ofLiteral("10.0.0.1")).attach();
         assertThat(rnic.model()).isSameAs(DeviceProfile.RXE_6_1.model());
     }
+
+    @Test
+    @DisplayName("the in-process provider's options come from -Droce4j.emulator.profile and -Droce4j.emulator.capNetRaw")
+    void fromSystemProperties() {
+        String profile = System.getProperty(DeviceOptions.PROFILE_PROPERTY);
+        String capNetRaw = System.getProperty(DeviceOptions.CAP_NET_RAW_PROPERTY);
+        try {
+            System.clearProperty(DeviceOptions.PROFILE_PROPERTY);
+            System.clearProperty(DeviceOptions.CAP_NET_RAW_PROPERTY);
+            assertThat(DeviceOptions.fromSystemProperties()).isEqualTo(DeviceOptions.DEFAULT);
+            System.setProperty(DeviceOptions.PROFILE_PROPERTY, " rxe-6.12 ");
+            assertThat(DeviceOptions.fromSystemProperties()).isEqualTo(new DeviceOptions(DeviceProfile.RXE_6_12, false));
+            System.setProperty(DeviceOptions.CAP_NET_RAW_PROPERTY, "true");
+            assertThat(DeviceOptions.fromSystemProperties()).isEqualTo(new DeviceOptions(DeviceProfile.RXE_6_12, true));
+            System.setProperty(DeviceOptions.PROFILE_PROPERTY, "mlx5");
+            assertThatIllegalArgumentException().isThrownBy(DeviceOptions::fromSystemProperties)
+                    .withMessageContaining("no device profile 'mlx5'");
+        } finally {
+            restore(DeviceOptions.PROFILE_PROPERTY, profile);
+            restore(DeviceOptions.CAP_NET_RAW_PROPERTY, capNetRaw);
+        }
+    }
+
+    @Test
+    @DisplayName("an option with an empty key is an unknown option; a model prints as its profile's id")
+    void emptyKeyAndModelName() {
+        assertThatIllegalArgumentException().isThrownBy(() -> DeviceOptions.parse("=rxe-6.1"))
+                .withMessageContaining("unknown device option ''");
+        assertThat(DeviceProfile.RXE_6_1.model()).hasToString("rxe-6.1");
+    }
+
+    private static void restore(String key, String value) {
+        if (value == null) {
+            System.clearProperty(key);
+        } else {
+            System.setProperty(key, value);
+        }
+    }
 }
