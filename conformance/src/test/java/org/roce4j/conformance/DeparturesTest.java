@@ -94,5 +94,17 @@ class DeparturesTest {
         assertThat(named).isEqualTo(profile.model().quirks());
     }
 
+    @Test
+    @DisplayName("every profile with quirks has its list, under its id, and the kernel lookup knows each rxe one")
+    void everyProfileWithQuirksHasItsList() {
+        for (DeviceProfile profile : DeviceProfile.values()) {
+            if (!profile.model().quirks().isEmpty()) {
+                assertThat(Departures.forProfile(profile.id()).name()).isEqualTo(profile.id());
+                String series = profile.id().substring("rxe-".length());
+                assertThat(Departures.rxeProfileOf(series + ".0-1-amd64")).as(profile.id()).isEqualTo(profile.id());
+            }
+        }
+    }
+
     private static final Pattern QUIRK_NAME = Pattern.compile("Quirk\\.([A-Z0-9_]+)");
 }
