@@ -15,17 +15,18 @@ import org.roce4j.emulator.verbs.DeviceLimits;
  *
  * <p>An rxe profile is a twin of Linux Soft-RoCE on one kernel: {@code roce4j conformance} on an
  * emulated device with the profile prints the same line for every test as on {@code rxe0} under that
- * kernel ({@code .ci/run} compares them). Every entry reports and enforces Linux rxe's limits
- * ({@link DeviceLimits#RXE}).
+ * kernel ({@code .ci/run} compares them), and its {@code queryDevice} and {@code queryPort} give what
+ * {@code ibv_devinfo -v} shows there ({@code conformance/devinfo-twin-check}). Every entry reports and
+ * enforces Linux rxe's limits ({@link DeviceLimits}).
  */
 public enum DeviceProfile {
     /**
      * The default: IBTA and the rules every Linux RDMA device follows through libibverbs (the core's
      * modify table, uverbs' checks), with no device's own departures.
      */
-    LINUX("linux", EnumSet.noneOf(Quirk.class)),
+    LINUX("linux", DeviceLimits.DEFAULT, EnumSet.noneOf(Quirk.class)),
     /** Linux Soft-RoCE ({@code rdma_rxe}) of kernel 6.1 (Debian 12's), with rdma-core 44. */
-    RXE_6_1("rxe-6.1", EnumSet.of(Quirk.RETRY_COUNT_SEVEN_IS_INFINITE, Quirk.UNKNOWN_SEND_LKEY_IS_LOC_QP_OP_ERR,
+    RXE_6_1("rxe-6.1", DeviceLimits.RXE_6_1, EnumSet.of(Quirk.RETRY_COUNT_SEVEN_IS_INFINITE, Quirk.UNKNOWN_SEND_LKEY_IS_LOC_QP_OP_ERR,
             Quirk.ORDINARY_MRS_CANNOT_BE_INVALIDATED, Quirk.FAILED_SEND_INVALIDATE_IS_ACKNOWLEDGED,
             Quirk.RECEIVE_BUFFER_ERRORS_ARE_LOC_QP_OP_ERR, Quirk.UD_DATAGRAM_TOO_LONG_FAILS_THE_RECEIVE,
             Quirk.RECEIVE_BUFFERS_CHECKED_AGAINST_THE_QPS_PD, Quirk.RECEIVES_POSTED_IN_ERROR_ARE_NOT_FLUSHED,
@@ -35,7 +36,7 @@ public enum DeviceProfile {
             Quirk.SEND_SGES_AND_INLINE_SHARE_ONE_WQE_SIZE, Quirk.REREG_MR_NOT_SUPPORTED,
             Quirk.REPORTS_RXE_DEVICE_CAP_FLAGS)),
     /** Linux Soft-RoCE ({@code rdma_rxe}) of kernel 6.12 (Debian's 6.12 series), with rdma-core 44. */
-    RXE_6_12("rxe-6.12", EnumSet.of(Quirk.RETRY_COUNT_SEVEN_IS_INFINITE, Quirk.REQUESTER_ERRORS_FLUSH_THE_SEND_QUEUE,
+    RXE_6_12("rxe-6.12", DeviceLimits.RXE, EnumSet.of(Quirk.RETRY_COUNT_SEVEN_IS_INFINITE, Quirk.REQUESTER_ERRORS_FLUSH_THE_SEND_QUEUE,
             Quirk.ORDINARY_MRS_CANNOT_BE_INVALIDATED, Quirk.FAILED_SEND_INVALIDATE_IS_ACKNOWLEDGED,
             Quirk.RECEIVE_BUFFER_ERRORS_ARE_LOC_QP_OP_ERR, Quirk.RECEIVE_BUFFERS_CHECKED_AGAINST_THE_QPS_PD,
             Quirk.POLL_AFTER_CQ_OVERRUN_SUCCEEDS, Quirk.LOOPBACK_IPV4_CHECKSUM_NOT_COMPUTED,
@@ -46,8 +47,8 @@ public enum DeviceProfile {
 
     private final DeviceModel model;
 
-    DeviceProfile(String name, Set<Quirk> quirks) {
-        this.model = new DeviceModel(name, DeviceLimits.RXE, quirks);
+    DeviceProfile(String name, DeviceLimits limits, Set<Quirk> quirks) {
+        this.model = new DeviceModel(name, limits, quirks);
     }
 
     /** {@return the device this entry names: its limits and its quirks} */

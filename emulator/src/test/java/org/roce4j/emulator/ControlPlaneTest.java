@@ -63,7 +63,7 @@ class ControlPlaneTest {
     @DisplayName("device and port attributes are rxe's")
     void attributes() {
         DeviceAttr device = a.context.queryDevice();
-        assertThat(device.maxQpWr()).isEqualTo(0x4000);
+        assertThat(device.maxQpWr()).isEqualTo(1 << 20);
         assertThat(device.maxSge()).isEqualTo(32);
         assertThat(device.maxCqe()).isEqualTo(32767);
         assertThat(device.maxQpRdAtom()).isEqualTo(128);
@@ -122,7 +122,7 @@ class ControlPlaneTest {
     void createLimits() {
         assertErrno(Errno.EINVAL, () -> a.context.createCq(0));
         assertErrno(Errno.EINVAL, () -> a.context.createCq(32768));
-        assertErrno(Errno.EINVAL, () -> a.pd.createQp(QpInitAttr.of(QpType.RC, a.cq, QpCap.of(0x4001, 1))));
+        assertErrno(Errno.EINVAL, () -> a.pd.createQp(QpInitAttr.of(QpType.RC, a.cq, QpCap.of((1 << 20) + 1, 1))));
         assertErrno(Errno.EINVAL, () -> a.pd.createQp(QpInitAttr.of(QpType.RC, a.cq, new QpCap(1, 1, 33, 1, 0))));
         assertErrno(Errno.EINVAL, () -> a.pd.createQp(QpInitAttr.of(QpType.RC, a.cq, new QpCap(1, 1, 1, 1, 401))));
         assertErrno(Errno.EINVAL, () -> a.pd.createQp(QpInitAttr.of(QpType.RC, null, QpCap.of(1, 1))));

@@ -44,18 +44,28 @@ class DeviceProfileTest {
     }
 
     @Test
-    @DisplayName("rxe_param.h: every profile reports and enforces Linux rxe's limits")
-    void everyProfileHasRxesLimits() {
+    @DisplayName("ibv_devinfo -v on rxe0: each rxe profile reports its kernel's limits, the default rxe's but for what it does not implement")
+    void eachProfileHasItsKernelsLimits() {
+        assertThat(DeviceProfile.RXE_6_12.model().limits()).isEqualTo(DeviceLimits.RXE);
+        assertThat(DeviceProfile.RXE_6_1.model().limits()).isEqualTo(DeviceLimits.RXE_6_1);
+        assertThat(DeviceProfile.LINUX.model().limits()).isEqualTo(DeviceLimits.DEFAULT);
         for (DeviceProfile profile : DeviceProfile.values()) {
-            assertThat(profile.model().limits()).as("%s", profile).isEqualTo(DeviceLimits.RXE);
             assertThat(DeviceProfile.named(profile.id())).isSameAs(profile);
         }
         DeviceLimits rxe = DeviceLimits.RXE;
-        assertThat(rxe.maxQp()).as("RXE_MAX_QP").isEqualTo(0x10000);
-        assertThat(rxe.maxMr()).as("RXE_MAX_MR").isEqualTo(256 * 1024);
+        assertThat(rxe.maxQp()).as("RXE_MAX_QP").isEqualTo(1048560);
+        assertThat(rxe.maxQpWr()).as("RXE_MAX_QP_WR").isEqualTo(1 << 20);
+        assertThat(rxe.maxMr()).as("RXE_MAX_MR").isEqualTo(524287);
+        assertThat(rxe.maxSrq()).as("RXE_MAX_SRQ").isEqualTo(917503);
         assertThat(rxe.maxCqe()).as("(1 << RXE_MAX_LOG_CQE) - 1").isEqualTo(32767);
         assertThat(rxe.maxInlineData()).as("RXE_MAX_INLINE_DATA").isEqualTo(400);
         assertThat(rxe.gidTableLength()).as("RXE_PORT_GID_TBL_LEN").isEqualTo(1024);
+        assertThat(rxe.pkeyTableLength()).as("RXE_PORT_PKEY_TBL_LEN").isEqualTo(1);
+        assertThat(rxe.maxMsgSize()).as("6.12's max_msg_sz").isEqualTo(0x80000000L);
+        assertThat(DeviceLimits.RXE_6_1.maxMsgSize()).as("6.1's RXE_PORT_MAX_MSG_SZ").isEqualTo(0x800000L);
+        assertThat(DeviceLimits.RXE_6_1).usingRecursiveComparison().ignoringFields("maxMsgSize").isEqualTo(DeviceLimits.RXE);
+        assertThat(DeviceLimits.DEFAULT.maxMw()).as("no memory windows in the default model yet").isZero();
+        assertThat(DeviceLimits.DEFAULT.maxMcastGrp()).as("no multicast in the default model yet").isZero();
     }
 
     @Test
@@ -66,7 +76,7 @@ class DeviceProfileTest {
         try (Context small = node(fabric, "small", "02:00:00:00:00:01", "10.0.0.1", twoQps).device().open();
              Context rxe = node(fabric, "rxe", "02:00:00:00:00:02", "10.0.0.2", DeviceProfile.LINUX.model()).device().open()) {
             assertThat(small.queryDevice().maxQp()).isEqualTo(2);
-            assertThat(rxe.queryDevice().maxQp()).isEqualTo(0x10000);
+            assertThat(rxe.queryDevice().maxQp()).isEqualTo(1048560);
 
             List<Runnable> closers = new ArrayList<>();
             Pd pd = small.allocPd();
@@ -112,7 +122,8 @@ class DeviceProfileTest {
     private static DeviceLimits rxeWithMaxQp(int maxQp) {
         DeviceLimits r = DeviceLimits.RXE;
         return new DeviceLimits(maxQp, r.maxQpWr(), r.maxSge(), r.maxSgeRd(), r.maxCq(), r.maxCqe(), r.maxMr(),
-                r.maxPd(), r.maxQpRdAtom(), r.maxQpInitRdAtom(), r.maxResRdAtom(), r.maxAh(), r.maxSrq(),
+                r.maxPd(), r.maxQpRdAtom(), r.maxQpInitRdAtom(), r.maxResRdAtom(), r.maxMw(), r.maxMcastGrp(),
+                r.maxMcastQpAttach(), r.maxTotalMcastQpAttach(), r.maxAh(), r.maxSrq(),
                 r.maxSrqWr(), r.maxSrqSge(), r.maxPkeys(), r.localCaAckDelay(), r.maxInlineData(),
                 r.pageSizeCap(), r.maxMrSize(), r.vendorId(), r.gidTableLength(), r.maxMsgSize(),
                 r.pkeyTableLength(), r.portCapFlags(), r.activeWidth(), r.activeSpeed());

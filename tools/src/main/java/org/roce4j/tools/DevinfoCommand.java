@@ -7,6 +7,7 @@ import java.util.concurrent.Callable;
 import org.roce4j.verbs.Context;
 import org.roce4j.verbs.Device;
 import org.roce4j.verbs.DeviceAttr;
+import org.roce4j.verbs.DeviceCapFlag;
 import org.roce4j.verbs.Gid;
 import org.roce4j.verbs.PortAttr;
 import org.roce4j.verbs.VerbsException;
@@ -106,7 +107,7 @@ final class DevinfoCommand extends PeerCommand implements Callable<Integer> {
             out.printf("\thw_ver:\t\t\t\t0x%X%n", attr.hwVer());
             out.printf("\tphys_port_cnt:\t\t\t%d%n", attr.physPortCnt());
             if (verbose) {
-                printLimits(attr, out);
+                printLimits(context, attr, out);
             }
             for (int port = 1; port <= attr.physPortCnt(); port++) {
                 if (ibPort > 0 && port != ibPort) {
@@ -125,11 +126,15 @@ final class DevinfoCommand extends PeerCommand implements Callable<Integer> {
         }
     }
 
-    private static void printLimits(DeviceAttr attr, PrintWriter out) {
+    private static void printLimits(Context context, DeviceAttr attr, PrintWriter out) {
         out.printf("\tmax_mr_size:\t\t\t0x%x%n", attr.maxMrSize());
         out.printf("\tpage_size_cap:\t\t\t0x%x%n", attr.pageSizeCap());
         out.printf("\tmax_qp:\t\t\t\t%d%n", attr.maxQp());
         out.printf("\tmax_qp_wr:\t\t\t%d%n", attr.maxQpWr());
+        out.printf("\tdevice_cap_flags:\t\t0x%08x%n", DeviceCapFlag.bits(attr.deviceCapFlags()));
+        for (DeviceCapFlag flag : attr.deviceCapFlags()) { // print_device_cap_flags: one name a line, in bit order
+            out.printf("\t\t\t\t\t%s%n", flag.name());
+        }
         out.printf("\tmax_sge:\t\t\t%d%n", attr.maxSge());
         out.printf("\tmax_sge_rd:\t\t\t%d%n", attr.maxSgeRd());
         out.printf("\tmax_cq:\t\t\t\t%d%n", attr.maxCq());
@@ -141,6 +146,9 @@ final class DevinfoCommand extends PeerCommand implements Callable<Integer> {
         out.printf("\tmax_qp_init_rd_atom:\t\t%d%n", attr.maxQpInitRdAtom());
         out.printf("\tatomic_cap:\t\t\t%s (%d)%n", "ATOMIC_" + attr.atomicCap().name(), attr.atomicCap().ordinal());
         out.printf("\tmax_mw:\t\t\t\t%d%n", attr.maxMw());
+        out.printf("\tmax_mcast_grp:\t\t\t%d%n", attr.maxMcastGrp());
+        out.printf("\tmax_mcast_qp_attach:\t\t%d%n", attr.maxMcastQpAttach());
+        out.printf("\tmax_total_mcast_qp_attach:\t%d%n", attr.maxTotalMcastQpAttach());
         out.printf("\tmax_ah:\t\t\t\t%d%n", attr.maxAh());
         out.printf("\tmax_srq:\t\t\t%d%n", attr.maxSrq());
         if (attr.maxSrq() != 0) {
@@ -149,6 +157,7 @@ final class DevinfoCommand extends PeerCommand implements Callable<Integer> {
         }
         out.printf("\tmax_pkeys:\t\t\t%d%n", attr.maxPkeys());
         out.printf("\tlocal_ca_ack_delay:\t\t%d%n", attr.localCaAckDelay());
+        out.printf("\tnum_comp_vectors:\t\t%d%n", context.numCompVectors());
     }
 
     private void printPort(Context context, int port, PortAttr attr, PrintWriter out) {
@@ -165,6 +174,8 @@ final class DevinfoCommand extends PeerCommand implements Callable<Integer> {
             out.printf("\t\t\tport_cap_flags:\t\t0x%08x%n", attr.portCapFlags());
             out.printf("\t\t\tpkey_tbl_len:\t\t%d%n", attr.pkeyTblLen());
             out.printf("\t\t\tgid_tbl_len:\t\t%d%n", attr.gidTblLen());
+            out.printf("\t\t\tactive_width:\t\t%sX (%d)%n", width(attr.activeWidth()), attr.activeWidth());
+            out.printf("\t\t\tactive_speed:\t\t%s (%d)%n", speed(attr.activeSpeed()), attr.activeSpeed());
             out.printf("\t\t\tphys_state:\t\t%s (%d)%n", physState(attr.physState()), attr.physState());
             for (int index = 0; index < attr.gidTblLen(); index++) {
                 Gid gid;
@@ -185,6 +196,33 @@ final class DevinfoCommand extends PeerCommand implements Callable<Integer> {
     static String guid(long guid) {
         return String.format("%04x:%04x:%04x:%04x", (guid >>> 48) & 0xFFFF, (guid >>> 32) & 0xFFFF,
                 (guid >>> 16) & 0xFFFF, guid & 0xFFFF);
+    }
+
+    /** width_str: IBTA's active width encoding. */
+    private static String width(int width) {
+        return switch (width) {
+            case 1 -> "1";
+            case 2 -> "4";
+            case 4 -> "8";
+            case 8 -> "12";
+            case 16 -> "2";
+            default -> "invalid width";
+        };
+    }
+
+    /** speed_str: IBTA's active speed encoding (active_speed; RoCE devices have no active_speed_ex). */
+    private static String speed(int speed) {
+        return switch (speed) {
+            case 1 -> "2.5 Gbps";
+            case 2 -> "5.0 Gbps";
+            case 4, 8 -> "10.0 Gbps";
+            case 16 -> "14.0 Gbps";
+            case 32 -> "25.0 Gbps";
+            case 64 -> "50.0 Gbps";
+            case 128 -> "100.0 Gbps";
+            case 256 -> "200.0 Gbps";
+            default -> "invalid speed";
+        };
     }
 
     private static String portState(PortAttr.PortState state) {

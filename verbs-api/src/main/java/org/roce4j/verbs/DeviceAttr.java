@@ -29,6 +29,9 @@ import java.util.Set;
  * @param maxResRdAtom    responder resources for READs and atomics, device-wide ({@code max_res_rd_atom})
  * @param atomicCap       how atomic the atomic operations are ({@code atomic_cap})
  * @param maxMw           most memory windows ({@code max_mw})
+ * @param maxMcastGrp     most multicast groups ({@code max_mcast_grp})
+ * @param maxMcastQpAttach most QPs attached to one multicast group ({@code max_mcast_qp_attach})
+ * @param maxTotalMcastQpAttach most attachments of QPs to multicast groups in all ({@code max_total_mcast_qp_attach})
  * @param maxAh           most address handles ({@code max_ah})
  * @param maxSrq          most shared receive queues ({@code max_srq})
  * @param maxSrqWr        most work requests per SRQ ({@code max_srq_wr})
@@ -63,6 +66,9 @@ public record DeviceAttr(
         int maxResRdAtom,
         AtomicCapability atomicCap,
         int maxMw,
+        int maxMcastGrp,
+        int maxMcastQpAttach,
+        int maxTotalMcastQpAttach,
         int maxAh,
         int maxSrq,
         int maxSrqWr,

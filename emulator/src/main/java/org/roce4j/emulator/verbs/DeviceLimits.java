@@ -10,7 +10,7 @@ import org.roce4j.verbs.PortAttr;
 /**
  * The limits one emulated device reports ({@code ibv_query_device}, {@code ibv_query_port}) and
  * enforces (ENOMEM when a table is full, EINVAL past a capacity). A device's limits come from its
- * profile ({@code DeviceProfile}); {@link #RXE} holds Linux rxe's, so that a program sees the same
+ * profile ({@code DeviceProfile}); {@link #RXE} and {@link #RXE_6_1} hold Linux rxe's, so that a program sees the same
  * numbers from {@code ibv_devinfo -v} on the emulator as on Soft-RoCE.
  *
  * @param maxQp            ENOMEM past this many live QPs (rxe: RXE_MAX_QP)
@@ -24,6 +24,10 @@ import org.roce4j.verbs.PortAttr;
  * @param maxQpRdAtom      the largest max_dest_rd_atomic (RXE_MAX_QP_RD_ATOM)
  * @param maxQpInitRdAtom  the largest max_rd_atomic (RXE_MAX_QP_INIT_RD_ATOM)
  * @param maxResRdAtom     reported only (RXE_MAX_RES_RD_ATOM)
+ * @param maxMw            reported only (RXE_MAX_MW)
+ * @param maxMcastGrp      reported only (RXE_MAX_MCAST_GRP)
+ * @param maxMcastQpAttach reported only (RXE_MAX_MCAST_QP_ATTACH)
+ * @param maxTotalMcastQpAttach reported only (RXE_MAX_TOT_MCAST_QP_ATTACH)
  * @param maxAh            ENOMEM past this many live AHs (RXE_MAX_AH)
  * @param maxSrq           reported only (RXE_MAX_SRQ)
  * @param maxSrqWr         the largest SRQ max_wr (RXE_MAX_SRQ_WR)
@@ -44,24 +48,46 @@ import org.roce4j.verbs.PortAttr;
  * @param activeSpeed      the port's active speed (IB_SPEED_* value)
  */
 public record DeviceLimits(int maxQp, int maxQpWr, int maxSge, int maxSgeRd, int maxCq, int maxCqe, int maxMr,
-                           int maxPd, int maxQpRdAtom, int maxQpInitRdAtom, int maxResRdAtom, int maxAh, int maxSrq,
+                           int maxPd, int maxQpRdAtom, int maxQpInitRdAtom, int maxResRdAtom, int maxMw,
+                           int maxMcastGrp, int maxMcastQpAttach, int maxTotalMcastQpAttach, int maxAh, int maxSrq,
                            int maxSrqWr, int maxSrqSge, int maxPkeys, int localCaAckDelay, int maxInlineData,
                            long pageSizeCap, long maxMrSize, int vendorId, int gidTableLength, long maxMsgSize,
                            int pkeyTableLength, int portCapFlags, int activeWidth, int activeSpeed) {
 
-    /** IB_PORT_CM_SUP | IB_PORT_IP_BASED_GIDS ({@code enum ib_port_capability_mask_bits}): a RoCE port's. */
-    private static final int ROCE_PORT_CAP_FLAGS = 1 << 16 | 1 << 26;
+    /** IB_PORT_CM_SUP ({@code enum ib_port_capability_mask_bits}): what rxe's port reports. */
+    private static final int ROCE_PORT_CAP_FLAGS = 1 << 16;
+    /** rxe_param.h DEFAULT_MAX_VALUE: the size of most of rxe's object pools. */
+    private static final int RXE_DEFAULT_MAX = 1 << 20;
 
     /**
-     * Linux rxe's defaults: {@code rxe_param.h}, {@code enum rxe_device_param} and
-     * {@code enum rxe_port_param}.
+     * Linux rxe's limits as {@code ibv_devinfo -v} shows them on kernel 6.12 (rxe_param.h,
+     * {@code enum rxe_device_param} and {@code enum rxe_port_param}); {@code conformance/devinfo-twin-check}
+     * compares them with rxe0's.
      */
-    public static final DeviceLimits RXE = new DeviceLimits(
-            0x10000, 0x4000, 32, 32, 16384, (1 << 15) - 1, 256 * 1024,
-            0x7ffc, 128, 128, 0x3f000, (1 << 15) - 1, 960,
-            0x4000, 27, 64, 15, 400,
-            0xfffff000L, -1L, 0xFFFFFF, 1024, 0x800000,
-            64, ROCE_PORT_CAP_FLAGS, 1 /* IB_WIDTH_1X */, 1 /* IB_SPEED_SDR */);
+    public static final DeviceLimits RXE = rxe(0x80000000L, 524287, 8192);
+    /**
+     * Kernel 6.1's rxe: as {@link #RXE} but the port's max_msg_sz is RXE_PORT_MAX_MSG_SZ 0x800000 (8 MiB),
+     * which later kernels raised to 2^31. Only reported: a message's length is bounded by
+     * {@link #MAX_MESSAGE_LENGTH} on every profile.
+     */
+    public static final DeviceLimits RXE_6_1 = rxe(0x800000L, 524287, 8192);
+    /**
+     * The default profile's: rxe's numbers (a soft RNIC's, whose tables are only memory), except for what the
+     * default model does not implement yet: memory windows and multicast groups, reported as 0.
+     */
+    public static final DeviceLimits DEFAULT = rxe(0x80000000L, 0, 0);
+
+    private static DeviceLimits rxe(long maxMsgSize, int maxMw, int maxMcastGrp) {
+        return new DeviceLimits(
+                RXE_DEFAULT_MAX - 16 /* RXE_MAX_QP: less RXE_MIN_QP_INDEX */, RXE_DEFAULT_MAX /* RXE_MAX_QP_WR */,
+                32, 32, RXE_DEFAULT_MAX /* RXE_MAX_CQ */, (1 << 15) - 1, 524287 /* RXE_MAX_MR */,
+                RXE_DEFAULT_MAX /* RXE_MAX_PD */, 128, 128, 0x3f000,
+                maxMw, maxMcastGrp, maxMcastGrp == 0 ? 0 : 56, maxMcastGrp == 0 ? 0 : 56 * maxMcastGrp,
+                (1 << 15) - 1, 917503 /* RXE_MAX_SRQ: DEFAULT_MAX_VALUE - RXE_MIN_SRQ_INDEX */,
+                RXE_DEFAULT_MAX /* RXE_MAX_SRQ_WR */, 27, 64, 15, 400,
+                0xfffff000L, -1L, 0xFFFFFF, 1024, maxMsgSize,
+                1 /* RXE_PORT_PKEY_TBL_LEN */, ROCE_PORT_CAP_FLAGS, 1 /* IB_WIDTH_1X */, 1 /* IB_SPEED_SDR */);
+    }
 
     /**
      * Largest RDMA message. Not a device's choice: IBTA 9.4 bounds a message's length at 2^31
@@ -89,7 +115,7 @@ public record DeviceLimits(int maxQp, int maxQpWr, int maxSge, int maxSgeRd, int
         return new DeviceAttr("0.0.0", nodeGuid, nodeGuid, maxMrSize, pageSizeCap, vendorId, 0, 0,
                 maxQp, maxQpWr, maxSge, maxSgeRd, maxCq, maxCqe, maxMr, maxPd,
                 maxQpRdAtom, maxQpInitRdAtom, maxResRdAtom, DeviceAttr.AtomicCapability.HCA,
-                0, maxAh, maxSrq, maxSrqWr, maxSrqSge, maxPkeys, localCaAckDelay, 1, maxInlineData, capFlags);
+                maxMw, maxMcastGrp, maxMcastQpAttach, maxTotalMcastQpAttach, maxAh, maxSrq, maxSrqWr, maxSrqSge, maxPkeys, localCaAckDelay, 1, maxInlineData, capFlags);
     }
 
     /** What {@code ibv_query_port} answers for the port whose active MTU is {@code activeMtu}. */
