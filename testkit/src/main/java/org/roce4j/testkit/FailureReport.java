@@ -16,8 +16,8 @@ import org.roce4j.wire.DecodeResult;
 import org.roce4j.wire.FrameText;
 import org.roce4j.wire.RoceDecoder;
 import org.roce4j.wire.RoceFrame;
-import org.roce4j.wire.pcap.PcapReader;
-import org.roce4j.wire.pcap.PcapRecord;
+import org.roce4j.wire.pcap.CaptureReader;
+import org.roce4j.wire.pcap.CapturedPacket;
 
 /**
  * What a failed test leaves for the person reading the build log: the seed that replays it, where
@@ -91,8 +91,8 @@ final class FailureReport {
         RoceDecoder decoder = new RoceDecoder();
         long number = 0;
         long first = 0;
-        try (PcapReader reader = PcapReader.open(pcap)) {
-            for (PcapRecord record : reader) {
+        try (CaptureReader reader = CaptureReader.open(pcap)) {
+            for (CapturedPacket record : reader) {
                 number++;
                 if (number == 1) {
                     first = record.timestampNanos();

@@ -14,18 +14,18 @@ import org.roce4j.wire.DecodeResult;
 import org.roce4j.wire.DropReason;
 import org.roce4j.wire.RoceDecoder;
 import org.roce4j.wire.pcap.LinkType;
-import org.roce4j.wire.pcap.PcapReader;
-import org.roce4j.wire.pcap.PcapRecord;
+import org.roce4j.wire.pcap.CaptureReader;
+import org.roce4j.wire.pcap.CapturedPacket;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-/** {@code roce4j decode FILE.pcap [--verbose]}: one line per frame, then the counts. */
+/** {@code roce4j decode FILE.pcap|FILE.pcapng [--verbose]}: one line per frame, then the counts. */
 @Command(name = "decode",
         description = {
-            "Lists the frames of a pcap capture as RoCEv2, then counts them.",
+            "Lists the frames of a capture (pcap or pcapng) as RoCEv2, then counts them.",
             "",
             "One line per frame: number, seconds since the first frame, addresses, opcode, QP, PSN, the"
                     + " key fields of each header, payload length and ICRC verdict. Frames that are not"
@@ -37,10 +37,10 @@ import picocli.CommandLine.Spec;
         exitCodeList = {
             "0:every RoCE frame is well formed and has a good ICRC",
             "1:some RoCE frame is malformed or has a bad ICRC",
-            "2:usage error, or the file cannot be read as a pcap capture",
+            "2:usage error, or the file cannot be read as a pcap or pcapng capture",
             "3:internal error"})
 final class DecodeCommand implements Callable<Integer> {
-    @Parameters(paramLabel = "FILE", description = "the capture (classic pcap, micro- or nanosecond timestamps)")
+    @Parameters(paramLabel = "FILE", description = "the capture: classic pcap (micro- or nanosecond timestamps) or pcapng (as Wireshark, tshark and dumpcap write it; its comments are printed)")
     private Path file;
 
     @Option(names = {"-v", "--verbose"}, description = "also print every header field and the first 64 payload bytes")
@@ -57,22 +57,26 @@ final class DecodeCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         RoceDecoder decoder = new RoceDecoder();
         boolean listing = false;
-        try (PcapReader reader = PcapReader.open(file)) {
-            if (!reader.linkType().equals(LinkType.ETHERNET)) {
-                return Roce4j.fail(spec, file + ": link type " + reader.linkType().value()
-                        + " is not Ethernet (1), the only one RoCEv2 frames are decoded from");
-            }
+        try (CaptureReader reader = CaptureReader.open(file)) {
             listing = true;
             FramePrinter printer = new FramePrinter(out, verbose);
             long number = 0;
             long firstTimestamp = 0;
-            for (Optional<PcapRecord> next = reader.read(); next.isPresent(); next = reader.read()) {
-                PcapRecord record = next.get();
-                if (number++ == 0) {
-                    firstTimestamp = record.timestampNanos();
+            for (Optional<CapturedPacket> next = reader.read(); next.isPresent(); next = reader.read()) {
+                CapturedPacket packet = next.get();
+                if (!packet.linkType().equals(LinkType.ETHERNET)) {
+                    printCounts(out, decoder.counters());
+                    return Roce4j.fail(spec, file + ": packet " + (number + 1) + " has link type "
+                            + packet.linkType().value() + ", not Ethernet (1), the only one RoCEv2 frames are decoded from");
                 }
-                DecodeResult result = decoder.decode(record.data());
-                printer.print(number, record.timestampNanos() - firstTimestamp, record, result);
+                if (number++ == 0) {
+                    firstTimestamp = packet.timestampNanos();
+                }
+                DecodeResult result = decoder.decode(packet.data());
+                printer.print(number, packet.timestampNanos() - firstTimestamp, packet.toPcapRecord(), result);
+                for (String comment : packet.comments()) { // pcapng opt_comment, e.g. what a fault rule did
+                    out.println(FramePrinter.INDENT + "comment: " + comment);
+                }
             }
         } catch (NoSuchFileException e) {
             return Roce4j.fail(spec, file + ": no such file");

@@ -24,7 +24,7 @@ import org.roce4j.wire.pcap.PcapRecord;
 final class FramePrinter {
     /** How much of a payload (or of a malformed frame) {@code --verbose} dumps. */
     static final int DUMP_BYTES = 64;
-    private static final String INDENT = "    ";
+    static final String INDENT = "    ";
 
     private final PrintWriter out;
     private final boolean verbose;

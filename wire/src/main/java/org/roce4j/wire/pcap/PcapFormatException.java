@@ -5,9 +5,10 @@ import java.io.Serial;
 import java.util.Objects;
 
 /**
- * Input that is not a readable classic pcap file. It says what was wrong ({@link #problem()})
- * and where: {@link #offset()} is the byte offset of the start of the structure at fault, the
- * global header (always 0) or the record; the message adds the details.
+ * Input that is not a readable capture: classic pcap ({@link PcapReader}) or pcapng
+ * ({@link PcapngReader}). It says what was wrong ({@link #problem()}) and where: {@link #offset()} is
+ * the byte offset of the start of the structure at fault, the global header (always 0), the record or
+ * the pcapng block; the message adds the details.
  */
 public final class PcapFormatException extends IOException {
 
@@ -17,9 +18,9 @@ public final class PcapFormatException extends IOException {
     public enum Problem {
         /** The first four bytes are no pcap magic number (nor pcapng's). */
         UNKNOWN_MAGIC,
-        /** The file is pcapng (Section Header Block type 0x0A0D0D0A), which is not supported. */
+        /** {@link PcapReader} was given pcapng (Section Header Block type 0x0A0D0D0A): use {@link CaptureReader}. */
         PCAPNG,
-        /** The global header announces a format version other than 2.3 or 2.4. */
+        /** The global header announces a version other than 2.3 or 2.4; a pcapng section, a major version other than 1. */
         UNSUPPORTED_VERSION,
         /**
          * The file ends inside the 24-byte global header ("File Header" in draft-ietf-opsawg-pcap
@@ -36,7 +37,22 @@ public final class PcapFormatException extends IOException {
          */
         CAPTURED_LENGTH_TOO_LARGE,
         /** A record claims an original length of 2 GiB or more. */
-        ORIGINAL_LENGTH_TOO_LARGE
+        ORIGINAL_LENGTH_TOO_LARGE,
+        /** pcapng: the file ends inside a block. */
+        TRUNCATED_BLOCK,
+        /**
+         * pcapng: a block's total length is under 12, not a multiple of 4, over 256 MiB, or not the same at
+         * its end as at its start.
+         */
+        BAD_BLOCK_LENGTH,
+        /** pcapng: a Section Header Block's byte-order magic is 0x1A2B3C4D in neither byte order. */
+        UNKNOWN_BYTE_ORDER,
+        /** pcapng: a packet block names an interface that no Interface Description Block of its section described. */
+        UNKNOWN_INTERFACE,
+        /** pcapng: a block's fields do not fit in it (captured bytes or an option running past its end, an if_tsresol beyond what a timestamp can hold). */
+        BAD_BLOCK_CONTENT,
+        /** pcapng: a timestamp before 1970 or after 2262 once its interface's resolution and offset are applied. */
+        TIMESTAMP_OUT_OF_RANGE
     }
 
     /** What was wrong. */

@@ -35,7 +35,7 @@ record PcapGlobalHeader(
     static final int MAXIMUM_SNAPLEN = 262_144;
 
     /** pcapng Section Header Block type; a palindrome, so byte order does not matter. */
-    static final int PCAPNG_MAGIC = 0x0A0D0D0A;
+    static final int PCAPNG_MAGIC = Pcapng.SECTION_HEADER;
 
     /** What {@link PcapWriter} writes: nanoseconds, 2.4, Ethernet, little-endian as on x86. */
     static final PcapGlobalHeader WRITTEN = new PcapGlobalHeader(ByteOrder.LITTLE_ENDIAN,
@@ -76,7 +76,7 @@ record PcapGlobalHeader(
         int magic = ByteBuffer.wrap(bytes).order(ByteOrder.BIG_ENDIAN).getInt(0);
         if (magic == PCAPNG_MAGIC) {
             throw new PcapFormatException(PCAPNG, 0,
-                    "pcapng is not supported; convert with editcap -F pcap");
+                    "this is pcapng, not classic pcap: read it with CaptureReader or PcapngReader");
         }
         ByteOrder order = null;
         TimestampResolution resolution = null;

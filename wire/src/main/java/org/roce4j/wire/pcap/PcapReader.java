@@ -14,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Iterator;
-import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -176,39 +175,12 @@ public final class PcapReader implements AutoCloseable, Iterable<PcapRecord> {
             throw new IllegalStateException("a PcapReader can be iterated only once");
         }
         iterated = true;
-        return new RecordIterator();
+        return new ReadingIterator<>(this::read);
     }
 
     /** Closes the underlying stream. */
     @Override
     public void close() throws IOException {
         in.close();
-    }
-
-    private final class RecordIterator implements Iterator<PcapRecord> {
-        private PcapRecord next;
-        private boolean ended;
-
-        @Override
-        public boolean hasNext() {
-            if (next == null && !ended) {
-                try {
-                    read().ifPresentOrElse(r -> next = r, () -> ended = true);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            }
-            return next != null;
-        }
-
-        @Override
-        public PcapRecord next() {
-            if (!hasNext()) {
-                throw new NoSuchElementException();
-            }
-            PcapRecord record = next;
-            next = null;
-            return record;
-        }
     }
 }

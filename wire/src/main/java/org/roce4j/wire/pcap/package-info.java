@@ -1,10 +1,12 @@
 /**
- * Classic libpcap capture files, read and written in pure Java.
+ * Capture files, classic libpcap and pcapng, read and written in pure Java.
  *
  * <p>The format is the one described by the IETF draft "PCAP Capture File Format"
  * (draft-ietf-opsawg-pcap) and by libpcap's {@code pcap-savefile(5)}: a 24-byte file header
- * followed by records, each a 16-byte record header and the captured bytes. pcapng is a different
- * format and is refused with a clear message.
+ * followed by records, each a 16-byte record header and the captured bytes. pcapng
+ * (draft-ietf-opsawg-pcapng) is a sequence of blocks: {@link org.roce4j.wire.pcap.PcapngReader} and
+ * {@link org.roce4j.wire.pcap.PcapngWriter}; {@link org.roce4j.wire.pcap.CaptureReader} reads either
+ * format and hands out {@link org.roce4j.wire.pcap.CapturedPacket}s.
  *
  * <ul>
  *   <li>{@link org.roce4j.wire.pcap.PcapWriter} writes nanosecond-resolution Ethernet captures,

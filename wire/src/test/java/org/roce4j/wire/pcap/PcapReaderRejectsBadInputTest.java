@@ -89,7 +89,7 @@ class PcapReaderRejectsBadInputTest {
 
         assertThat(e.problem()).isEqualTo(PCAPNG);
         assertThat(e.offset()).isZero();
-        assertThat(e).hasMessageContaining("pcapng is not supported; convert with editcap -F pcap");
+        assertThat(e).hasMessageContaining("this is pcapng, not classic pcap: read it with CaptureReader or PcapngReader");
     }
 
     @ParameterizedTest
