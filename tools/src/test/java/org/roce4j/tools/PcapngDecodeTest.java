@@ -2,7 +2,13 @@ package org.roce4j.tools;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -65,6 +71,42 @@ class PcapngDecodeTest {
         assertThat(lines).hasSize(TestCaptures.read(ALL_OPCODES).size());
         assertThat(lines.get(0)).isEqualTo("1\tdropped by rule 2");
         assertThat(lines.get(1)).isEqualTo("2\t");
+    }
+
+    @Test
+    @DisplayName("decode of dumpcap's own live pcapng (lo, RoCEv2 datagrams sent by the test) lists the frames it captured")
+    void dumpcapsLivePcapngDecodes(@TempDir Path dir) throws Exception {
+        String dumpcap = tool("dumpcap");
+        Path pcapng = dir.resolve("live.pcapng");
+        PcapRecord first = TestCaptures.read(ALL_OPCODES).getFirst();
+        try (DatagramChannel channel = DatagramChannel.open()) {
+            channel.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            int port = ((InetSocketAddress) channel.getLocalAddress()).getPort();
+            Process capture = new ProcessBuilder(dumpcap, "-i", "lo", "-f", "udp src port " + port, "-c", "3",
+                    "-a", "duration:30", "-w", pcapng.toString()).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            BufferedReader log = new BufferedReader(new InputStreamReader(capture.getErrorStream(), StandardCharsets.UTF_8));
+            for (String line = log.readLine(); line != null && !line.startsWith("Capturing on"); line = log.readLine()) {
+                // dumpcap says when it captures
+            }
+            InetSocketAddress roce = new InetSocketAddress(InetAddress.getLoopbackAddress(), 4791);
+            byte[] frame = first.data();
+            // dumpcap says "Capturing on" a little before its filter is in place: send until it has three
+            for (int sent = 0; capture.isAlive() && sent < 300; sent++) { // the UDP payload: BTH to ICRC
+                channel.send(ByteBuffer.wrap(frame, 42, frame.length - 42), roce);
+                capture.waitFor(100, TimeUnit.MILLISECONDS);
+            }
+            assertThat(capture.waitFor(5, TimeUnit.SECONDS)).as("dumpcap ended after 3 packets").isTrue();
+            assertThat(capture.exitValue()).as("dumpcap exit code").isZero();
+        }
+
+        TestCaptures.Run run = TestCaptures.run("decode", pcapng.toString());
+
+        // 127.0.0.1 is not the address the ICRC was computed over, so each is listed as ICRC BAD (exit 1)
+        assertThat(run.exitCode()).isEqualTo(1);
+        assertThat(run.lines()).hasSize(3 + 6);
+        assertThat(run.lines().subList(0, 3)).allSatisfy(line -> assertThat(line)
+                .contains("127.0.0.1 → 127.0.0.1 RC Send First QP=0x000012").endsWith("ICRC BAD"));
+        assertThat(run.lines()).contains("frames:                3", "RoCE frames:           3");
     }
 
     /** All-opcodes as pcapng, with one comment on its first frame. */
