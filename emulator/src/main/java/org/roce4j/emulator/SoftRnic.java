@@ -134,6 +134,7 @@ public final class SoftRnic {
         private Mtu activeMtu = DEFAULT_ACTIVE_MTU;
         private DeviceModel model = DeviceProfile.LINUX.model();
         private List<Gid> gids;
+        private int netdevIndex;
         private ExternalLink link;
         private KeySource keys;
         private boolean capNetRaw;
@@ -198,6 +199,15 @@ public final class SoftRnic {
         }
 
         /**
+         * The host interface whose addresses the GIDs are ({@code ndev_ifindex} of every GID entry); without
+         * it a device has no net device and reports 0, as Linux does for a GID without one.
+         */
+        public Builder netdevIndex(int ifindex) {
+            this.netdevIndex = ifindex;
+            return this;
+        }
+
+        /**
          * Frames go to {@code link} instead of the fabric's switch (the UDP link); the fabric, which
          * should be {@linkplain Fabric#threaded() threaded}, still gives the lock, clock and timers.
          */
@@ -229,7 +239,7 @@ public final class SoftRnic {
             Objects.requireNonNull(name, "name");
             Objects.requireNonNull(mac, "mac");
             int gidTableLength = model.limits().gidTableLength();
-            GidTable table = gids != null ? new GidTable(gids, gidTableLength)
+            GidTable table = gids != null ? new GidTable(gids, gidTableLength, netdevIndex)
                     : new GidTable(mac, requireIpv4(), ipv6, gidTableLength);
             KeySource source = keys != null ? keys : KeySource.forFabric(fabric, model.limits().maxQp());
             Rnic rnic = new Rnic(fabric, name, mac, table, activeMtu, model, link, source, capNetRaw);

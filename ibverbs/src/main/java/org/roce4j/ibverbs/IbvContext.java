@@ -9,6 +9,8 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -24,6 +26,8 @@ import org.roce4j.verbs.DeviceAttr;
 import org.roce4j.verbs.DeviceCapFlag;
 import org.roce4j.verbs.Errno;
 import org.roce4j.verbs.Gid;
+import org.roce4j.verbs.GidEntry;
+import org.roce4j.verbs.GidType;
 import org.roce4j.verbs.Mtu;
 import org.roce4j.verbs.Pd;
 import org.roce4j.verbs.PortAttr;
@@ -191,6 +195,45 @@ final class IbvContext extends Resource implements Context {
             }
             return result;
         }
+    }
+
+    @Override
+    public GidEntry queryGidEx(int portNum, int index) {
+        checkOpen("ibv_query_gid_ex");
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment entry = arena.allocate(Layouts.IBV_GID_ENTRY);
+            LibIbverbs.status("ibv_query_gid_ex", lib.queryGidEx, context, portNum, index, entry, 0,
+                    Layouts.IBV_GID_ENTRY.byteSize());
+            return gidEntry(entry);
+        }
+    }
+
+    @Override
+    public List<GidEntry> queryGidTable() {
+        checkOpen("ibv_query_gid_table");
+        int capacity = 0;
+        for (int port = 1; port <= queryDevice().physPortCnt(); port++) {
+            capacity += queryPort(port).gidTblLen();
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment entries = arena.allocate(Layouts.IBV_GID_ENTRY, Math.max(1, capacity));
+            long count = (long) LibIbverbs.call(lib.queryGidTable, context, entries, (long) Math.max(1, capacity), 0,
+                    Layouts.IBV_GID_ENTRY.byteSize());
+            if (count < 0) { // ssize_t: the number of entries, or a negative errno
+                throw new VerbsException(Errno.of((int) -count), "ibv_query_gid_table failed (errno " + -count + ")");
+            }
+            List<GidEntry> table = new ArrayList<>((int) count);
+            for (long i = 0; i < count; i++) {
+                table.add(gidEntry(entries.asSlice(i * Layouts.IBV_GID_ENTRY.byteSize(), Layouts.IBV_GID_ENTRY)));
+            }
+            return table;
+        }
+    }
+
+    private static GidEntry gidEntry(MemorySegment entry) {
+        var l = Layouts.IBV_GID_ENTRY;
+        return new GidEntry(Gid.of(entry.asSlice(0, 16).toArray(JAVA_BYTE)), i(entry, l, "gid_index"),
+                i(entry, l, "port_num"), GidType.of(i(entry, l, "gid_type")), i(entry, l, "ndev_ifindex"));
     }
 
     private static void checkPort(String verb, int portNum) {

@@ -37,6 +37,11 @@ final class Layouts {
             structLayout(JAVA_LONG.withName("subnet_prefix"), JAVA_LONG.withName("interface_id")).withName("global"))
             .withName("ibv_gid");
 
+    /** {@code struct ibv_gid_entry} of ibv_query_gid_ex and ibv_query_gid_table. */
+    static final StructLayout IBV_GID_ENTRY = structLayout(
+            IBV_GID.withName("gid"), JAVA_INT.withName("gid_index"), JAVA_INT.withName("port_num"),
+            JAVA_INT.withName("gid_type"), JAVA_INT.withName("ndev_ifindex")).withName("ibv_gid_entry");
+
     static final StructLayout IBV_DEVICE_ATTR = structLayout(
             sequenceLayout(64, JAVA_BYTE).withName("fw_ver"),
             JAVA_LONG.withName("node_guid"),
@@ -343,7 +348,7 @@ final class Layouts {
             JAVA_INT.withName("fd"), JAVA_SHORT.withName("events"), JAVA_SHORT.withName("revents")).withName("pollfd");
 
     /** Every struct above whose layout is checked against the C compiler. */
-    static final List<MemoryLayout> CHECKED = List.of(IBV_GID, IBV_DEVICE_ATTR, IBV_PORT_ATTR, IBV_ASYNC_EVENT,
+    static final List<MemoryLayout> CHECKED = List.of(IBV_GID, IBV_GID_ENTRY, IBV_DEVICE_ATTR, IBV_PORT_ATTR, IBV_ASYNC_EVENT,
             IBV_WC, IBV_PD, IBV_MR, IBV_GLOBAL_ROUTE, IBV_AH_ATTR, IBV_SRQ_ATTR, IBV_SRQ_INIT_ATTR, IBV_QP_CAP,
             IBV_QP_INIT_ATTR, IBV_QP_ATTR, IBV_SGE, IBV_SEND_WR, IBV_RECV_WR, IBV_COMP_CHANNEL, IBV_CQ, IBV_QP,
             IBV_SRQ, IBV_CONTEXT_OPS, IBV_CONTEXT, VERBS_CONTEXT);

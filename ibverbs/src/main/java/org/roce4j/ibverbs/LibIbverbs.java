@@ -42,6 +42,8 @@ final class LibIbverbs {
     final MethodHandle queryDevice;
     final MethodHandle queryPortCompat;
     final MethodHandle queryGid;
+    final MethodHandle queryGidEx;
+    final MethodHandle queryGidTable;
     final MethodHandle allocPd;
     final MethodHandle deallocPd;
     final MethodHandle regMr;
@@ -88,6 +90,11 @@ final class LibIbverbs {
         queryDevice = errnoCall("ibv_query_device", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
         queryPortCompat = errnoCall("ibv_query_port", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, ADDRESS));
         queryGid = errnoCall("ibv_query_gid", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, JAVA_INT, ADDRESS));
+        // ibv_query_gid_ex and ibv_query_gid_table are inline wrappers that pass sizeof(struct ibv_gid_entry)
+        queryGidEx = errnoCall("_ibv_query_gid_ex",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG));
+        queryGidTable = plain("_ibv_query_gid_table",
+                FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_LONG));
         allocPd = errnoCall("ibv_alloc_pd", FunctionDescriptor.of(ADDRESS, ADDRESS));
         deallocPd = errnoCall("ibv_dealloc_pd", FunctionDescriptor.of(JAVA_INT, ADDRESS));
         regMr = errnoCall("ibv_reg_mr", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT));

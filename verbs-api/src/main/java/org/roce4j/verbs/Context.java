@@ -1,7 +1,10 @@
 package org.roce4j.verbs;
 
+import java.net.InetAddress;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * An open device: {@code struct ibv_context}. Owns protection domains, completion queues and
@@ -39,6 +42,47 @@ public interface Context extends AutoCloseable {
      * @param index   the GID index; an index past the table or an empty entry is EINVAL
      */
     Gid queryGid(int portNum, int index);
+
+    /**
+     * {@return entry {@code index} of the port's GID table with its type and net device: {@code ibv_query_gid_ex}}
+     *
+     * @param portNum the port, from 1
+     * @param index   the GID index
+     * @throws VerbsException EINVAL past the table, ENODATA for an empty entry inside it
+     */
+    GidEntry queryGidEx(int portNum, int index);
+
+    /**
+     * {@return every valid GID entry of every port, by port and index: {@code ibv_query_gid_table}}
+     */
+    List<GidEntry> queryGidTable();
+
+    /**
+     * {@return the type of entry {@code index} of the port's GID table, as {@code ibv_query_gid_ex} gives it}
+     *
+     * @param portNum the port, from 1
+     * @param index   the GID index
+     * @throws VerbsException as {@link #queryGidEx}
+     */
+    default GidType queryGidType(int portNum, int index) {
+        return queryGidEx(portNum, index).gidType();
+    }
+
+    /**
+     * {@return the index of the port's GID for this IP address and RoCE version, or empty if the port has none}:
+     * the lookup every RoCE program writes before it fills an address vector's {@code sgid_index}. An IPv4
+     * address is found as its IPv4-mapped GID ({@code ::ffff:a.b.c.d}), as Linux fills the table.
+     *
+     * @param portNum the port, from 1
+     * @param address an address of this host
+     * @param type    the RoCE version wanted ({@link GidType#ROCE_V2} for Soft-RoCE and the emulator)
+     */
+    default OptionalInt findGidIndex(int portNum, InetAddress address, GidType type) {
+        Gid wanted = Gid.of(address);
+        return queryGidTable().stream()
+                .filter(entry -> entry.portNum() == portNum && entry.gidType() == type && entry.gid().equals(wanted))
+                .mapToInt(GidEntry::gidIndex).findFirst();
+    }
 
     /**
      * {@return how many completion vectors the device has ({@code context->num_comp_vectors}); a CQ's

@@ -7,6 +7,8 @@ import java.util.List;
 
 import org.roce4j.verbs.Errno;
 import org.roce4j.verbs.Gid;
+import org.roce4j.verbs.GidEntry;
+import org.roce4j.verbs.GidType;
 import org.roce4j.verbs.VerbsException;
 import org.roce4j.wire.MacAddress;
 
@@ -21,6 +23,8 @@ public final class GidTable {
     private final List<Gid> gids;
     /** Entries the table has, the empty ones included (rxe: RXE_PORT_GID_TBL_LEN). */
     private final int length;
+    /** The host interface the GIDs belong to ({@code ndev_ifindex}); 0 for an in-process device, which has none. */
+    private final int netdevIndex;
 
     public GidTable(MacAddress mac, Inet4Address ipv4, Inet6Address ipv6, int length) {
         List<Gid> entries = new ArrayList<>(3);
@@ -31,15 +35,20 @@ public final class GidTable {
         }
         this.gids = List.copyOf(entries);
         this.length = length;
+        this.netdevIndex = 0;
     }
 
-    /** A table given entry by entry (a link that takes its GIDs from a host interface's addresses). */
-    public GidTable(List<Gid> entries, int length) {
+    /**
+     * A table given entry by entry: a link that takes its GIDs from the addresses of the host interface whose
+     * index is {@code netdevIndex}.
+     */
+    public GidTable(List<Gid> entries, int length, int netdevIndex) {
         if (entries.isEmpty() || entries.size() > length) {
             throw new IllegalArgumentException("a GID table holds 1.." + length + " entries: " + entries);
         }
         this.gids = List.copyOf(entries);
         this.length = length;
+        this.netdevIndex = netdevIndex;
     }
 
     /** The modified EUI-64 of a MAC: ff:fe in the middle, universal/local bit flipped. Also rxe's node GUID. */
@@ -66,6 +75,30 @@ public final class GidTable {
                     + " (populated: 0.." + (gids.size() - 1) + ")");
         }
         return gids.get(index);
+    }
+
+    /**
+     * {@code ibv_query_gid_ex} (the kernel's rdma_get_gid_attr): EINVAL past the table, ENODATA for an empty
+     * entry inside it. Every GID of rxe and of the emulator is RoCE v2.
+     */
+    public GidEntry entry(int port, int index) {
+        if (index < 0 || index >= length) {
+            throw new VerbsException(Errno.EINVAL, "GID index " + index + " is outside the table of " + length);
+        }
+        if (!isValidIndex(index)) {
+            throw new VerbsException(Errno.ENODATA, "GID index " + index + " is an empty entry (populated: 0.."
+                    + (gids.size() - 1) + ")");
+        }
+        return new GidEntry(gids.get(index), index, port, GidType.ROCE_V2, netdevIndex);
+    }
+
+    /** {@code ibv_query_gid_table} for this port: every populated entry, by index. */
+    public List<GidEntry> entries(int port) {
+        List<GidEntry> entries = new ArrayList<>(gids.size());
+        for (int index = 0; index < gids.size(); index++) {
+            entries.add(entry(port, index));
+        }
+        return entries;
     }
 
     public Gid get(int index) {

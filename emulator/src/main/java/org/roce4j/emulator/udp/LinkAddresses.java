@@ -27,6 +27,12 @@ import org.roce4j.wire.MacAddress;
  */
 record LinkAddresses(String interfaceName, MacAddress mac, List<InetAddress> bound, List<Gid> gids) {
 
+    /** {@return the index of the host interface, 0 if it has gone} */
+    int interfaceIndex() throws IOException {
+        NetworkInterface netdev = NetworkInterface.getByName(interfaceName);
+        return netdev == null ? 0 : netdev.getIndex();
+    }
+
     static LinkAddresses resolve(String spec) throws IOException {
         if (spec == null || spec.isBlank()) {
             throw new IllegalArgumentException("no address or interface given");

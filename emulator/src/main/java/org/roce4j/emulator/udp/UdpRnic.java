@@ -82,6 +82,7 @@ public final class UdpRnic implements AutoCloseable {
         SoftRnic rnic;
         try {
             rnic = options.applyTo(SoftRnic.builder(fabric)).name(name).mac(addresses.mac()).gids(addresses.gids())
+                    .netdevIndex(addresses.interfaceIndex())
                     .activeMtu(config.activeMtu()).link(link).attach();
             link.start();
         } catch (IOException | RuntimeException e) {

@@ -3,6 +3,7 @@ package org.roce4j.emulator.verbs;
 import org.roce4j.emulator.node.Rnic;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -13,6 +14,7 @@ import org.roce4j.verbs.Cq;
 import org.roce4j.verbs.DeviceAttr;
 import org.roce4j.verbs.Device;
 import org.roce4j.verbs.Gid;
+import org.roce4j.verbs.GidEntry;
 import org.roce4j.verbs.Pd;
 import org.roce4j.verbs.PortAttr;
 import org.roce4j.verbs.PortCounters;
@@ -84,6 +86,23 @@ final class EmulatedContext extends Resource implements Context {
             checkOpen("ibv_query_gid");
             checkPort("ibv_query_gid", portNum);
             return rnic.gids.query(index);
+        });
+    }
+
+    @Override
+    public GidEntry queryGidEx(int portNum, int index) {
+        return rnic.call(() -> {
+            checkOpen("ibv_query_gid_ex");
+            checkPort("ibv_query_gid_ex", portNum);
+            return rnic.gids.entry(portNum, index);
+        });
+    }
+
+    @Override
+    public List<GidEntry> queryGidTable() {
+        return rnic.call(() -> {
+            checkOpen("ibv_query_gid_table");
+            return rnic.gids.entries(DeviceLimits.PORT);
         });
     }
 
