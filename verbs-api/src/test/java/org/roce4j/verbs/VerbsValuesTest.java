@@ -99,4 +99,13 @@ class VerbsValuesTest {
             }
         }
     }
+
+    @Test
+    @DisplayName("WorkCompletion.toString prints qp_num and src_qp in hex, as rdma-core's tools, the testkit and decode do")
+    void workCompletionPrintsQpNumbersInHex() {
+        WorkCompletion receive = new WorkCompletion(7, WcStatus.SUCCESS, WcOpcode.RECV, 0, 64, 0, 0, 0x11, 0x2a, 0, 0, 0,
+                0, 0);
+
+        assertThat(receive.toString()).contains(" qp_num=0x000011", " src_qp=0x00002a");
+    }
 }
