@@ -5,7 +5,6 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Iterator;
 import java.util.List;
@@ -70,17 +69,7 @@ public final class CaptureReader implements AutoCloseable, Iterable<CapturedPack
      * @throws PcapFormatException if the file is neither format, or its header is bad
      */
     public static CaptureReader open(Path file) throws IOException {
-        InputStream in = Files.newInputStream(file);
-        try {
-            return of(in);
-        } catch (IOException | RuntimeException e) {
-            try {
-                in.close();
-            } catch (IOException suppressed) {
-                e.addSuppressed(suppressed);
-            }
-            throw e;
-        }
+        return CaptureFiles.open(file, CaptureReader::of);
     }
 
     /** {@return which format the file is} */

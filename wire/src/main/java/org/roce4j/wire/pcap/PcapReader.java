@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Iterator;
@@ -72,17 +71,7 @@ public final class PcapReader implements AutoCloseable, Iterable<PcapRecord> {
      * @throws PcapFormatException if the file does not start with a classic pcap header
      */
     public static PcapReader open(Path file) throws IOException {
-        InputStream in = Files.newInputStream(file);
-        try {
-            return new PcapReader(in);
-        } catch (IOException | RuntimeException e) {
-            try {
-                in.close();
-            } catch (IOException suppressed) {
-                e.addSuppressed(suppressed);
-            }
-            throw e;
-        }
+        return CaptureFiles.open(file, PcapReader::new);
     }
 
     /** {@return the link type of every packet in the file} */
