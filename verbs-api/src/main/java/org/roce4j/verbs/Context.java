@@ -15,6 +15,16 @@ public interface Context extends AutoCloseable {
     DeviceAttr queryDevice();
 
     /**
+     * {@return the capabilities above bit 31 of the device's capability word: {@code device_cap_flags_ex} of
+     * {@code ibv_query_device_ex}} (ATOMIC WRITE, FLUSH's placement types, ...)
+     *
+     * @throws VerbsException EOPNOTSUPP from a provider without {@code ibv_query_device_ex}
+     */
+    default java.util.Set<DeviceCapFlagEx> queryDeviceCapFlagsEx() {
+        throw new VerbsException(Errno.EOPNOTSUPP, "ibv_query_device_ex: not supported by this provider");
+    }
+
+    /**
      * {@return the port's state and limits: {@code ibv_query_port}}
      *
      * @param portNum the port, from 1; anything else is EINVAL
