@@ -144,4 +144,11 @@ public enum Quirk {
      * included, which the emulator does not implement; the default reports only what the emulator does.
      */
     REPORTS_RXE_DEVICE_CAP_FLAGS,
+    /**
+     * Kernel 6.1 predates IBTA 1.5's ATOMIC WRITE and FLUSH (rxe has them since 6.2): {@code device_cap_flags_ex}
+     * has neither {@code IB_UVERBS_DEVICE_ATOMIC_WRITE} nor the FLUSH placement types, and an ATOMIC WRITE work
+     * request (which rdma-core 44's provider builds all the same) finds no RC opcode in the requester: it completes
+     * LOC_QP_OP_ERR (rxe_req.c next_opcode_rc of 6.1 has no IB_WR_ATOMIC_WRITE case).
+     */
+    PREDATES_ATOMIC_WRITE_AND_FLUSH,
 }

@@ -51,6 +51,12 @@ final class EmulatedContext extends Resource implements Context {
     }
 
     @Override
+    public java.util.Set<org.roce4j.verbs.DeviceCapFlagEx> queryDeviceCapFlagsEx() {
+        rnic.run(() -> checkOpen("ibv_query_device_ex"));
+        return DeviceCapabilitiesEx.of(rnic.model);
+    }
+
+    @Override
     public PortAttr queryPort(int portNum) {
         rnic.run(() -> {
             checkOpen("ibv_query_port");
