@@ -149,6 +149,33 @@ final class IbvContext extends Resource implements Context {
     }
 
     /**
+     * {@return the function pointer {@code name} of this context's {@code struct verbs_context}, or NULL}: what
+     * verbs.h's {@code verbs_get_ctx_op} finds (NULL for a legacy context, a context too small to have the
+     * field, or a provider without the op; the static-inline verb then fails EOPNOTSUPP).
+     */
+    MemorySegment verbsContextOp(String name) {
+        long abiCompat = context.get(JAVA_LONG, Layouts.offset(Layouts.IBV_CONTEXT, "abi_compat"));
+        if (abiCompat != ABI_IS_EXTENDED) {
+            return MemorySegment.NULL;
+        }
+        MemorySegment verbsContext = MemorySegment.ofAddress(context.address() - VERBS_CONTEXT_TO_CONTEXT)
+                .reinterpret(Layouts.VERBS_CONTEXT.byteSize());
+        long size = verbsContext.get(JAVA_LONG, Layouts.offset(Layouts.VERBS_CONTEXT, "sz"));
+        long offset = Layouts.offset(Layouts.VERBS_CONTEXT, name);
+        // verbs_get_ctx_op: the op exists when sz reaches back to it (the struct grows towards lower addresses).
+        if (size < Layouts.VERBS_CONTEXT.byteSize() - offset) {
+            return MemorySegment.NULL;
+        }
+        return verbsContext.get(ADDRESS, offset);
+    }
+
+    @Override
+    public java.util.Set<org.roce4j.verbs.DeviceCapFlagEx> queryDeviceCapFlagsEx() {
+        checkOpen("ibv_query_device_ex");
+        return ExtendedVerbs.deviceCapFlagsEx(this);
+    }
+
+    /**
      * What the {@code ibv_query_port} macro does: {@code verbs_context->query_port} with the full
      * struct size when the context is an extended one that has it, else the exported compat function.
      */
