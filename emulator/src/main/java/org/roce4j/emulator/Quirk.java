@@ -151,4 +151,11 @@ public enum Quirk {
      * LOC_QP_OP_ERR (rxe_req.c next_opcode_rc of 6.1 has no IB_WR_ATOMIC_WRITE case).
      */
     PREDATES_ATOMIC_WRITE_AND_FLUSH,
+    /**
+     * {@code ibv_create_cq_ex} gives no completion timestamps: rdma-core 44's rxe provider refuses every
+     * {@code wc_flags} bit beyond IBV_WC_STANDARD_FLAGS with EOPNOTSUPP (providers/rxe/rxe.c RXE_SUP_WC_EX_FLAGS),
+     * IBV_WC_EX_WITH_COMPLETION_TIMESTAMP included; the default model stamps each completion with the fabric's
+     * clock (virtual ns on a deterministic fabric).
+     */
+    CQ_HAS_NO_COMPLETION_TIMESTAMPS,
 }

@@ -81,6 +81,16 @@ public interface Context extends AutoCloseable {
         return createCq(cqe, null, 0);
     }
 
+    /**
+     * {@return a new extended completion queue: {@code ibv_create_cq_ex}} Same errors as {@link #createCq}, and
+     * EOPNOTSUPP for fields the provider cannot give (rxe: anything beyond {@link CreateCqWcFlag#STANDARD}).
+     *
+     * @param attr its size, channel, vector and the fields its completions carry
+     */
+    default CqEx createCqEx(CqInitAttrEx attr) {
+        throw new VerbsException(Errno.EOPNOTSUPP, "ibv_create_cq_ex: not supported by this provider");
+    }
+
     /** {@return the next asynchronous event if there is one: {@code ibv_get_async_event} on a non-blocking fd} */
     Optional<AsyncEvent> pollAsyncEvent();
 
