@@ -103,9 +103,44 @@ final class ExtendedLayouts {
             JAVA_INT.withName("xrc_odp_caps"),
             JAVA_INT.withName("phys_port_cnt_ex")).withName("ibv_device_attr_ex");
 
+    static final StructLayout IBV_CQ_INIT_ATTR_EX = structLayout(
+            JAVA_INT.withName("cqe"),
+            paddingLayout(4),
+            ADDRESS.withName("cq_context"),
+            ADDRESS.withName("channel"),
+            JAVA_INT.withName("comp_vector"),
+            paddingLayout(4),
+            JAVA_LONG.withName("wc_flags"),
+            JAVA_INT.withName("comp_mask"),
+            JAVA_INT.withName("flags"),
+            ADDRESS.withName("parent_domain")).withName("ibv_cq_init_attr_ex");
+
+    static final StructLayout IBV_POLL_CQ_ATTR = structLayout(JAVA_INT.withName("comp_mask")).withName("ibv_poll_cq_attr");
+
+    /** The poll and read function pointers of {@code struct ibv_cq_ex}, in order. */
+    static final List<String> CQ_EX_OPS = List.of(
+            "start_poll", "next_poll", "end_poll", "read_opcode", "read_vendor_err", "read_byte_len", "read_imm_data",
+            "read_qp_num", "read_src_qp", "read_wc_flags", "read_slid", "read_sl", "read_dlid_path_bits",
+            "read_completion_ts", "read_cvlan", "read_flow_tag", "read_tm_info", "read_completion_wallclock_ns");
+
+    /** {@code struct ibv_cq_ex}: the fields of {@code struct ibv_cq}, then the poll state and the function pointers. */
+    static final StructLayout IBV_CQ_EX = structLayout(concat(List.of(
+            ADDRESS.withName("context"),
+            ADDRESS.withName("channel"),
+            ADDRESS.withName("cq_context"),
+            JAVA_INT.withName("handle"),
+            JAVA_INT.withName("cqe"),
+            Layouts.PTHREAD_MUTEX,
+            Layouts.PTHREAD_COND,
+            JAVA_INT.withName("comp_events_completed"),
+            JAVA_INT.withName("async_events_completed"),
+            JAVA_INT.withName("comp_mask"),
+            JAVA_INT.withName("status"),
+            JAVA_LONG.withName("wr_id")), CQ_EX_OPS)).withName("ibv_cq_ex");
+
     /** Every struct above, for LayoutsMatchGccTest. */
     static final List<MemoryLayout> CHECKED = List.of(IBV_RX_HASH_CONF, IBV_QP_INIT_ATTR_EX, IBV_QP_EX, IBV_DATA_BUF,
-            IBV_QUERY_DEVICE_EX_INPUT, IBV_DEVICE_ATTR_EX);
+            IBV_QUERY_DEVICE_EX_INPUT, IBV_DEVICE_ATTR_EX, IBV_CQ_INIT_ATTR_EX, IBV_POLL_CQ_ATTR, IBV_CQ_EX);
 
     private static MemoryLayout[] concat(List<MemoryLayout> head, List<String> pointers) {
         MemoryLayout[] all = new MemoryLayout[head.size() + pointers.size()];

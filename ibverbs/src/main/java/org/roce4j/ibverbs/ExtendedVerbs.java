@@ -65,6 +65,38 @@ final class ExtendedVerbs {
         }
     }
 
+    /** {@code struct ibv_cq_ex *(*create_cq_ex)(struct ibv_context *, struct ibv_cq_init_attr_ex *)}. */
+    private static final MethodHandle CREATE_CQ_EX = LINKER.downcallHandle(
+            FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS), Linker.Option.captureCallState("errno"));
+
+    /** {@code ibv_create_cq_ex}: {@code vctx->create_cq_ex} with comp_mask 0 (no parent domain, no flags). */
+    static MemorySegment createCqEx(IbvContext context, org.roce4j.verbs.CqInitAttrEx init, MemorySegment channel) {
+        MemorySegment fn = context.verbsContextOp("create_cq_ex");
+        if (fn.equals(MemorySegment.NULL)) {
+            throw new VerbsException(Errno.EOPNOTSUPP, "ibv_create_cq_ex: the provider has no create_cq_ex");
+        }
+        var l = ExtendedLayouts.IBV_CQ_INIT_ATTR_EX;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attr = arena.allocate(l);
+            attr.set(JAVA_INT, Layouts.offset(l, "cqe"), init.cqe());
+            attr.set(ADDRESS, Layouts.offset(l, "channel"), channel);
+            attr.set(JAVA_INT, Layouts.offset(l, "comp_vector"), init.compVector());
+            attr.set(JAVA_LONG, Layouts.offset(l, "wc_flags"), org.roce4j.verbs.CreateCqWcFlag.bits(init.wcFlags()));
+            MemorySegment state = arena.allocate(LibIbverbs.CALL_STATE);
+            MemorySegment cq = (MemorySegment) CREATE_CQ_EX.invokeExact(fn, state, context.context, attr);
+            if (cq.equals(MemorySegment.NULL)) {
+                int errno = state.get(JAVA_INT, LibIbverbs.ERRNO);
+                throw new VerbsException(Errno.of(errno == 0 ? Errno.ENOMEM.number() : errno),
+                        "ibv_create_cq_ex failed (errno " + errno + ")");
+            }
+            return cq;
+        } catch (VerbsException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException("ibv_create_cq_ex: native call failed", t);
+        }
+    }
+
     /** {@code ibv_qp_to_qp_ex}: the QP's {@code struct ibv_qp_ex}; a QP without one is a bug of ours (we created it). */
     static MemorySegment qpToQpEx(IbvContext context, MemorySegment qp) {
         try {

@@ -272,6 +272,28 @@ final class IbvContext extends Resource implements Context {
     }
 
     @Override
+    public org.roce4j.verbs.CqEx createCqEx(org.roce4j.verbs.CqInitAttrEx attr) {
+        java.util.Objects.requireNonNull(attr, "attr");
+        checkOpen("ibv_create_cq_ex");
+        IbvCompChannel ours = null;
+        if (attr.channel() != null) {
+            if (!(attr.channel() instanceof IbvCompChannel c) || c.context != this) {
+                throw new VerbsException(Errno.EINVAL, "ibv_create_cq_ex: the completion channel belongs to another context");
+            }
+            c.checkOpen("ibv_create_cq_ex");
+            ours = c;
+        }
+        MemorySegment cqEx = ExtendedVerbs.createCqEx(this, attr, ours == null ? MemorySegment.NULL : ours.channel);
+        addChild();
+        if (ours != null) {
+            ours.addChild();
+        }
+        IbvCq created = new IbvCq(this, cqEx, ours, new CqExPoller(cqEx, attr.wcFlags()));
+        cqs.put(created.cq.address(), created);
+        return created;
+    }
+
+    @Override
     public Optional<AsyncEvent> pollAsyncEvent() {
         return getAsyncEvent(Duration.ZERO);
     }
