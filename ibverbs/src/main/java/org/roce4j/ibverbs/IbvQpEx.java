@@ -16,18 +16,12 @@ import java.util.Set;
 
 import org.roce4j.verbs.Ah;
 import org.roce4j.verbs.Errno;
-import org.roce4j.verbs.Pd;
-import org.roce4j.verbs.QpAttr;
-import org.roce4j.verbs.QpAttrMask;
 import org.roce4j.verbs.QpEx;
 import org.roce4j.verbs.QpInitAttr;
-import org.roce4j.verbs.QpState;
-import org.roce4j.verbs.QpType;
-import org.roce4j.verbs.RecvWr;
 import org.roce4j.verbs.ScatterGatherList;
 import org.roce4j.verbs.SendOpsFlag;
-import org.roce4j.verbs.SendWr;
 import org.roce4j.verbs.VerbsException;
+import org.roce4j.verbs.spi.ForwardingQp;
 import org.roce4j.verbs.WrOpcode;
 
 /**
@@ -43,7 +37,7 @@ import org.roce4j.verbs.WrOpcode;
  * allocates nothing once warm.
  */
 @SuppressWarnings("restricted")   // this is the module that calls native code (FFM)
-final class IbvQpEx implements QpEx {
+final class IbvQpEx extends ForwardingQp implements QpEx {
     private static final Linker LINKER = Linker.nativeLinker();
     private static final Linker.Option CRITICAL = Linker.Option.critical(false);
     private static final MethodHandle V_A = handle(FunctionDescriptor.ofVoid(ADDRESS));
@@ -77,6 +71,7 @@ final class IbvQpEx implements QpEx {
     private boolean hasRequest;
 
     IbvQpEx(IbvQp qp, MemorySegment qpEx, Set<SendOpsFlag> sendOps) {
+        super(qp);
         this.qp = qp;
         this.sendOps = sendOps;
         this.qpEx = qpEx.reinterpret(L.byteSize());
@@ -392,71 +387,11 @@ final class IbvQpEx implements QpEx {
     }
 
     @Override
-    public int qpNum() {
-        return qp.qpNum();
-    }
-
-    @Override
-    public QpType type() {
-        return qp.type();
-    }
-
-    @Override
-    public Pd pd() {
-        return qp.pd();
-    }
-
-    @Override
-    public QpInitAttr initAttr() {
-        return qp.initAttr();
-    }
-
-    @Override
-    public QpState state() {
-        return qp.state();
-    }
-
-    @Override
-    public void modify(QpAttr attr, Set<QpAttrMask> mask) {
-        qp.modify(attr, mask);
-    }
-
-    @Override
-    public QpAttr query(Set<QpAttrMask> mask) {
-        return qp.query(mask);
-    }
-
-    @Override
-    public void postSend(SendWr wr) {
-        qp.postSend(wr);
-    }
-
-    @Override
-    public void postSend(List<SendWr> wrs) {
-        qp.postSend(wrs);
-    }
-
-    @Override
-    public void postRecv(RecvWr wr) {
-        qp.postRecv(wr);
-    }
-
-    @Override
-    public void postRecv(List<RecvWr> wrs) {
-        qp.postRecv(wrs);
-    }
-
-    @Override
     public void close() {
         if (building) {
             wrAbort(); // releases the provider's send-queue lock before the QP goes
         }
-        qp.close();
+        super.close();
         arena.close();
-    }
-
-    @Override
-    public String toString() {
-        return qp.toString();
     }
 }

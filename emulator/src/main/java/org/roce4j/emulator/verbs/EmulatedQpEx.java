@@ -9,18 +9,13 @@ import java.util.Set;
 import org.roce4j.emulator.node.NetworkPath;
 import org.roce4j.verbs.Ah;
 import org.roce4j.verbs.Errno;
-import org.roce4j.verbs.Pd;
-import org.roce4j.verbs.QpAttr;
-import org.roce4j.verbs.QpAttrMask;
 import org.roce4j.verbs.QpEx;
-import org.roce4j.verbs.QpInitAttr;
-import org.roce4j.verbs.QpState;
 import org.roce4j.verbs.QpType;
-import org.roce4j.verbs.RecvWr;
 import org.roce4j.verbs.ScatterGatherList;
 import org.roce4j.verbs.SendOpsFlag;
 import org.roce4j.verbs.SendWr;
 import org.roce4j.verbs.VerbsException;
+import org.roce4j.verbs.spi.ForwardingQp;
 import org.roce4j.verbs.WrOpcode;
 
 /**
@@ -30,7 +25,7 @@ import org.roce4j.verbs.WrOpcode;
  * WQE (providers/rxe/rxe.c). {@link #wrComplete} hands the batch to the RNIC in one locked call that posts
  * all of it or none: nothing is allocated once the QP has been used.
  */
-final class EmulatedQpEx implements QpEx {
+final class EmulatedQpEx extends ForwardingQp implements QpEx {
     private final EmulatedQp qp;
     private final Set<SendOpsFlag> sendOps;
     /** The batch: requests, and each one's copied data ({@code inlineLength[i] < 0}: its data is its SGEs). */
@@ -46,6 +41,7 @@ final class EmulatedQpEx implements QpEx {
     private int wrFlags;
 
     EmulatedQpEx(EmulatedQp qp, Set<SendOpsFlag> sendOps) {
+        super(qp);
         this.qp = qp;
         this.sendOps = sendOps;
         int slots = qp.sq.capacity;
@@ -319,71 +315,6 @@ final class EmulatedQpEx implements QpEx {
     }
 
     // ---- the QP ----------------------------------------------------------------------------
-
-    @Override
-    public int qpNum() {
-        return qp.qpNum();
-    }
-
-    @Override
-    public QpType type() {
-        return qp.type();
-    }
-
-    @Override
-    public Pd pd() {
-        return qp.pd();
-    }
-
-    @Override
-    public QpInitAttr initAttr() {
-        return qp.initAttr();
-    }
-
-    @Override
-    public QpState state() {
-        return qp.state();
-    }
-
-    @Override
-    public void modify(QpAttr attr, Set<QpAttrMask> mask) {
-        qp.modify(attr, mask);
-    }
-
-    @Override
-    public QpAttr query(Set<QpAttrMask> mask) {
-        return qp.query(mask);
-    }
-
-    @Override
-    public void postSend(SendWr wr) {
-        qp.postSend(wr);
-    }
-
-    @Override
-    public void postSend(List<SendWr> wrs) {
-        qp.postSend(wrs);
-    }
-
-    @Override
-    public void postRecv(RecvWr wr) {
-        qp.postRecv(wr);
-    }
-
-    @Override
-    public void postRecv(List<RecvWr> wrs) {
-        qp.postRecv(wrs);
-    }
-
-    @Override
-    public void close() {
-        qp.close();
-    }
-
-    @Override
-    public String toString() {
-        return qp.toString();
-    }
 
     @Override
     public boolean equals(Object other) {
