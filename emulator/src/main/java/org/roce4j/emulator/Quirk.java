@@ -158,4 +158,12 @@ public enum Quirk {
      * clock (virtual ns on a deterministic fabric).
      */
     CQ_HAS_NO_COMPLETION_TIMESTAMPS,
+    /**
+     * {@code ibv_wr_set_sge_list} sets the WQE's length to the SGE count times the first SGE's length: rdma-core
+     * 44's rxe provider sums {@code sg_list->length} without advancing ({@code while (num_sge--) tot_length +=
+     * sg_list->length;}, fixed in rdma-core 64 by "rxe: Fix dma.length computation in wr_set_sge_list"). SGEs of
+     * unequal lengths then make the requester copy past the list (LOC_PROT_ERR; 6.12 flushes it,
+     * {@link #REQUESTER_ERRORS_FLUSH_THE_SEND_QUEUE}) or send too few bytes. Measured on 6.12 (ExtendedQpTest).
+     */
+    WR_SET_SGE_LIST_LENGTH_IS_COUNT_TIMES_FIRST,
 }

@@ -93,10 +93,15 @@ public final class SendQueue {
     /**
      * Copies a work request built by an extended QP's builder into the next slot: its fields from {@code wr},
      * and when {@code inlineLength >= 0} its data from {@code inline} at {@code inlineAt}, which the builder
-     * copied when it was set (wr_set_inline_data, wr_atomic_write), instead of from {@code wr}'s SGEs.
+     * copied when it was set (wr_set_inline_data, wr_atomic_write), instead of from {@code wr}'s SGEs; and when
+     * {@code lengthAsSet >= 0}, the length the provider set ({@link org.roce4j.emulator.Quirk#WR_SET_SGE_LIST_LENGTH_IS_COUNT_TIMES_FIRST}).
      */
-    public void postBuilt(SendWr wr, NetworkPath udPath, byte[] inline, int inlineAt, int inlineLength) {
+    public void postBuilt(SendWr wr, NetworkPath udPath, byte[] inline, int inlineAt, int inlineLength,
+                          long lengthAsSet) {
         SendWqe wqe = fill(wr, udPath);
+        if (lengthAsSet >= 0) {
+            wqe.length = lengthAsSet; // what the provider wrote into the WQE, whatever the SGEs add up to
+        }
         if (inlineLength >= 0) {
             wqe.inline = true;
             wqe.numSge = 0;

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 
+import org.roce4j.emulator.Quirk;
 import org.roce4j.emulator.node.NetworkPath;
 import org.roce4j.verbs.Ah;
 import org.roce4j.verbs.Errno;
@@ -32,6 +33,8 @@ final class EmulatedQpEx extends ForwardingQp implements QpEx {
     private final SendWr[] batch;
     private final byte[] inline;
     private final int[] inlineLength;
+    /** A request's length when the provider sets one its SGEs do not add up to, else -1 (see wrSetSgeList). */
+    private final long[] lengthAsSet;
     private final int inlineSlot;
     private int count;
     /** The batch's first error (providers/rxe/rxe.c {@code qp->err}): later calls do nothing, complete returns it. */
@@ -52,6 +55,7 @@ final class EmulatedQpEx extends ForwardingQp implements QpEx {
         this.inlineSlot = Math.max(qp.sq.maxInline, 8);
         this.inline = new byte[slots * inlineSlot];
         this.inlineLength = new int[slots];
+        this.lengthAsSet = new long[slots];
     }
 
     /** The QP under the builder (for code that needs the emulator's own object, such as the CM). */
@@ -193,6 +197,10 @@ final class EmulatedQpEx extends ForwardingQp implements QpEx {
         for (int i = 0; i < sgList.count(); i++) {
             wr.sge(sgList.address(i), sgList.length(i), sgList.lkey(i));
         }
+        if (qp.rnic.model.has(Quirk.WR_SET_SGE_LIST_LENGTH_IS_COUNT_TIMES_FIRST) && sgList.count() > 0) {
+            // rdma-core 44 rxe.c wr_set_sge_list: while (num_sge--) tot_length += sg_list->length;
+            lengthAsSet[count - 1] = (long) sgList.count() * Integer.toUnsignedLong(sgList.length(0));
+        }
     }
 
     @Override
@@ -272,7 +280,8 @@ final class EmulatedQpEx extends ForwardingQp implements QpEx {
         for (int i = 0; i < builder.count; i++) {
             SendWr wr = builder.batch[i];
             NetworkPath udPath = qp.type == QpType.UD ? ((EmulatedAh) wr.ah()).path : null;
-            qp.sq.postBuilt(wr, udPath, builder.inline, i * builder.inlineSlot, builder.inlineLength[i]);
+            qp.sq.postBuilt(wr, udPath, builder.inline, i * builder.inlineSlot, builder.inlineLength[i],
+                    builder.lengthAsSet[i]);
         }
         qp.sendQueueGrew();
         return 0;
@@ -295,6 +304,7 @@ final class EmulatedQpEx extends ForwardingQp implements QpEx {
         }
         SendWr wr = batch[count].reset().wrId(wrId).sendFlags(wrFlags).opcode(opcode);
         inlineLength[count] = -1;
+        lengthAsSet[count] = -1;
         count++;
         return wr;
     }
