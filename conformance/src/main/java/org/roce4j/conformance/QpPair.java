@@ -2,6 +2,7 @@ package org.roce4j.conformance;
 
 import java.util.EnumSet;
 import java.util.Set;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 
 import org.roce4j.verbs.AccessFlag;
@@ -10,8 +11,11 @@ import org.roce4j.verbs.Mtu;
 import org.roce4j.verbs.Qp;
 import org.roce4j.verbs.QpBringUp;
 import org.roce4j.verbs.QpCap;
+import org.roce4j.verbs.QpEx;
 import org.roce4j.verbs.QpInitAttr;
+import org.roce4j.verbs.QpInitAttrEx;
 import org.roce4j.verbs.QpType;
+import org.roce4j.verbs.SendOpsFlag;
 
 /**
  * Two connected queue pairs, one on each endpoint, brought to RTS the way ibv_rc_pingpong does it
@@ -67,9 +71,33 @@ final class QpPair {
      */
     static QpPair connect(Endpoint a, Endpoint b, Mtu mtu, Set<AccessFlag> remoteAccess,
                           Function<Endpoint, QpInitAttr> initAttr) {
+        return connect(a, b, mtu, remoteAccess, initAttr, (e, attr) -> e.pd.createQp(attr));
+    }
+
+    /**
+     * Two extended QPs ({@code ibv_create_qp_ex}) of a type, created for {@code sendOps}, connected as
+     * {@link #connect(Endpoint, Endpoint, QpType, Mtu)} connects ordinary ones; {@link #exA()} and {@link #exB()}
+     * give their builders.
+     */
+    static QpPair connectEx(Endpoint a, Endpoint b, QpType type, Mtu mtu, QpCap cap, Set<AccessFlag> remoteAccess,
+                            Set<SendOpsFlag> sendOps) {
+        return connect(a, b, mtu, remoteAccess, e -> QpInitAttr.of(type, e.cq, cap),
+                (e, attr) -> e.pd.createQpEx(new QpInitAttrEx(attr, sendOps)));
+    }
+
+    QpEx exA() {
+        return (QpEx) qpA;
+    }
+
+    QpEx exB() {
+        return (QpEx) qpB;
+    }
+
+    private static QpPair connect(Endpoint a, Endpoint b, Mtu mtu, Set<AccessFlag> remoteAccess,
+                                  Function<Endpoint, QpInitAttr> initAttr, BiFunction<Endpoint, QpInitAttr, Qp> create) {
         QpInitAttr initA = initAttr.apply(a);
-        Qp qpA = a.track(a.pd.createQp(initA));
-        Qp qpB = b.track(b.pd.createQp(initAttr.apply(b)));
+        Qp qpA = a.track(create.apply(a, initA));
+        Qp qpB = b.track(create.apply(b, initAttr.apply(b)));
         QpBringUp bringUp = bringUp(mtu, remoteAccess);
         if (initA.type() == QpType.UD) {
             bringUp.activate(qpA, FIRST_PSN_A);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.Inet4Address;
 import java.net.InetAddress;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -27,6 +28,19 @@ class ProfileTwinTest {
     /** The suite's own tests, which the package selection would also find here: not part of the suite. */
     private static final String SUITE_ONLY =
             "^(?!ProfileTwinTest|ConformanceReportTest|ConformanceSuiteTest|DeparturesTest|CompletionsTest|BackendTest)";
+
+    /**
+     * What each profile's device says it does not have, so the suite skips it (as on rxe0): kernel 6.1 reports
+     * no ATOMIC WRITE in device_cap_flags_ex; rdma-core 44's rxe gives no completion timestamps.
+     */
+    private static final Map<DeviceProfile, Set<String>> SKIPPED = Map.of(
+            DeviceProfile.RXE_6_1, Set.of("AtomicWriteTest#atomicWriteIsOrderedWithTheSendsAfterIt()",
+                    "AtomicWriteTest#atomicWriteStoresEightBytes()", "AtomicWriteTest#misalignedAddress()",
+                    "AtomicWriteTest#pastTheEndOfTheRegion()", "AtomicWriteTest#qpWithoutRemoteWrite()",
+                    "AtomicWriteTest#regionWithoutRemoteWrite()",
+                    "OpcodeTest#everyAllowedOpcode(QpType, WrOpcode)[RC ATOMIC_WRITE]",
+                    "ExtendedCqTest#completionTimestampsDoNotGoBack()"),
+            DeviceProfile.RXE_6_12, Set.of("ExtendedCqTest#completionTimestampsDoNotGoBack()"));
 
     @ParameterizedTest
     @EnumSource(names = {"RXE_6_1", "RXE_6_12"})
@@ -64,7 +78,8 @@ class ProfileTwinTest {
                 .ipv4((Inet4Address) InetAddress.getByName("10.0.0.1")).profile(profile).capNetRaw(capNetRaw).attach();
         ConformanceReport report = ConformanceSuite.run(rnic.device(), list, SUITE_ONLY, line -> { });
         assertThat(report.ran()).as("the whole suite ran").isGreaterThan(400);
-        assertThat(report.skipped()).isZero();
+        assertThat(verdicts(report, ConformanceReport.Verdict.SKIPPED)).as("tests skipped on the device's own answer")
+                .isEqualTo(SKIPPED.getOrDefault(profile, Set.of()));
         return report;
     }
 }

@@ -144,4 +144,26 @@ public enum Quirk {
      * included, which the emulator does not implement; the default reports only what the emulator does.
      */
     REPORTS_RXE_DEVICE_CAP_FLAGS,
+    /**
+     * Kernel 6.1 predates IBTA 1.5's ATOMIC WRITE and FLUSH (rxe has them since 6.2): {@code device_cap_flags_ex}
+     * has neither {@code IB_UVERBS_DEVICE_ATOMIC_WRITE} nor the FLUSH placement types, and an ATOMIC WRITE work
+     * request (which rdma-core 44's provider builds all the same) finds no RC opcode in the requester: it completes
+     * LOC_QP_OP_ERR (rxe_req.c next_opcode_rc of 6.1 has no IB_WR_ATOMIC_WRITE case).
+     */
+    PREDATES_ATOMIC_WRITE_AND_FLUSH,
+    /**
+     * {@code ibv_create_cq_ex} gives no completion timestamps: rdma-core 44's rxe provider refuses every
+     * {@code wc_flags} bit beyond IBV_WC_STANDARD_FLAGS with EOPNOTSUPP (providers/rxe/rxe.c RXE_SUP_WC_EX_FLAGS),
+     * IBV_WC_EX_WITH_COMPLETION_TIMESTAMP included; the default model stamps each completion with the fabric's
+     * clock (virtual ns on a deterministic fabric).
+     */
+    CQ_HAS_NO_COMPLETION_TIMESTAMPS,
+    /**
+     * {@code ibv_wr_set_sge_list} sets the WQE's length to the SGE count times the first SGE's length: rdma-core
+     * 44's rxe provider sums {@code sg_list->length} without advancing ({@code while (num_sge--) tot_length +=
+     * sg_list->length;}, fixed in rdma-core 64 by "rxe: Fix dma.length computation in wr_set_sge_list"). SGEs of
+     * unequal lengths then make the requester copy past the list (LOC_PROT_ERR; 6.12 flushes it,
+     * {@link #REQUESTER_ERRORS_FLUSH_THE_SEND_QUEUE}) or send too few bytes. Measured on 6.12 (ExtendedQpTest).
+     */
+    WR_SET_SGE_LIST_LENGTH_IS_COUNT_TIMES_FIRST,
 }

@@ -65,6 +65,44 @@ class WorkRequestAllocationTest {
         }
     }
 
+    @Test
+    @DisplayName("posting through the ibv_wr_* builder of an extended QP allocates nothing once warm")
+    void builderPostsWithoutAllocating() {
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        assumeThat(threads.isThreadAllocatedMemorySupported()).isTrue();
+        threads.setThreadAllocatedMemoryEnabled(true);
+        long thread = Thread.currentThread().threadId();
+        try (TwoNodes nodes = new TwoNodes()) {
+            org.roce4j.verbs.QpEx qp = AtomicWriteTest.connectedEx(nodes);
+            int signaled = org.roce4j.verbs.SendFlag.SIGNALED.bit();
+            long remote = nodes.b.mr.address();
+            WorkCompletion[] completions = new WorkCompletion[2 * BATCH];
+            long postBytes = 0;
+            int rounds = 0;
+            for (int round = 0; round < 600; round++) {
+                long start = threads.getThreadAllocatedBytes(thread);
+                qp.wrStart();
+                qp.wrFlags(signaled);
+                for (int i = 0; i < BATCH; i++) {
+                    qp.wrId(i);
+                    qp.wrRdmaWrite(nodes.b.mr.rkey(), remote + 64L * i);
+                    qp.wrSetSge(nodes.a.mr.lkey(), nodes.a.mr.address(), 64);
+                }
+                int errno = qp.wrComplete();
+                long posted = threads.getThreadAllocatedBytes(thread);
+                assertThat(errno).isZero();
+                nodes.fabric.runUntilIdle();
+                assertThat(drain(nodes.a.cq, completions)).isEqualTo(BATCH);
+                if (round >= 500) {
+                    postBytes += posted - start;
+                    rounds++;
+                }
+            }
+            assertThat(postBytes).as("bytes allocated building and posting %d work requests", rounds * BATCH)
+                    .isLessThan(1_024);
+        }
+    }
+
     private static int drain(org.roce4j.verbs.Cq cq, WorkCompletion[] into) {
         int total = 0;
         int n;

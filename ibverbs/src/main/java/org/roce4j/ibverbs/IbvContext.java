@@ -155,6 +155,33 @@ final class IbvContext extends Resource implements Context {
     }
 
     /**
+     * {@return the function pointer {@code name} of this context's {@code struct verbs_context}, or NULL}: what
+     * verbs.h's {@code verbs_get_ctx_op} finds (NULL for a legacy context, a context too small to have the
+     * field, or a provider without the op; the static-inline verb then fails EOPNOTSUPP).
+     */
+    MemorySegment verbsContextOp(String name) {
+        long abiCompat = context.get(JAVA_LONG, Layouts.offset(Layouts.IBV_CONTEXT, "abi_compat"));
+        if (abiCompat != ABI_IS_EXTENDED) {
+            return MemorySegment.NULL;
+        }
+        MemorySegment verbsContext = MemorySegment.ofAddress(context.address() - VERBS_CONTEXT_TO_CONTEXT)
+                .reinterpret(Layouts.VERBS_CONTEXT.byteSize());
+        long size = verbsContext.get(JAVA_LONG, Layouts.offset(Layouts.VERBS_CONTEXT, "sz"));
+        long offset = Layouts.offset(Layouts.VERBS_CONTEXT, name);
+        // verbs_get_ctx_op: the op exists when sz reaches back to it (the struct grows towards lower addresses).
+        if (size < Layouts.VERBS_CONTEXT.byteSize() - offset) {
+            return MemorySegment.NULL;
+        }
+        return verbsContext.get(ADDRESS, offset);
+    }
+
+    @Override
+    public java.util.Set<org.roce4j.verbs.DeviceCapFlagEx> queryDeviceCapFlagsEx() {
+        checkOpen("ibv_query_device_ex");
+        return ExtendedVerbs.deviceCapFlagsEx(this);
+    }
+
+    /**
      * What the {@code ibv_query_port} macro does: {@code verbs_context->query_port} with the full
      * struct size when the context is an extended one that has it, else the exported compat function.
      */
@@ -285,6 +312,28 @@ final class IbvContext extends Resource implements Context {
             ours.addChild();
         }
         IbvCq created = new IbvCq(this, cq, ours);
+        cqs.put(created.cq.address(), created);
+        return created;
+    }
+
+    @Override
+    public org.roce4j.verbs.CqEx createCqEx(org.roce4j.verbs.CqInitAttrEx attr) {
+        java.util.Objects.requireNonNull(attr, "attr");
+        checkOpen("ibv_create_cq_ex");
+        IbvCompChannel ours = null;
+        if (attr.channel() != null) {
+            if (!(attr.channel() instanceof IbvCompChannel c) || c.context != this) {
+                throw new VerbsException(Errno.EINVAL, "ibv_create_cq_ex: the completion channel belongs to another context");
+            }
+            c.checkOpen("ibv_create_cq_ex");
+            ours = c;
+        }
+        MemorySegment cqEx = ExtendedVerbs.createCqEx(this, attr, ours == null ? MemorySegment.NULL : ours.channel);
+        addChild();
+        if (ours != null) {
+            ours.addChild();
+        }
+        IbvCq created = new IbvCq(this, cqEx, ours, new CqExPoller(cqEx, attr.wcFlags()));
         cqs.put(created.cq.address(), created);
         return created;
     }

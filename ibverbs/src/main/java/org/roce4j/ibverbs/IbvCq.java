@@ -13,7 +13,8 @@ import java.util.Objects;
 
 import org.roce4j.verbs.CompChannel;
 import org.roce4j.verbs.Context;
-import org.roce4j.verbs.Cq;
+import org.roce4j.verbs.CqEx;
+import org.roce4j.verbs.CreateCqWcFlag;
 import org.roce4j.verbs.Errno;
 import org.roce4j.verbs.VerbsException;
 import org.roce4j.verbs.WcFlag;
@@ -27,7 +28,7 @@ import org.roce4j.verbs.WorkCompletion;
  * {@link WorkCompletion} records it returns.
  */
 @SuppressWarnings("restricted")   // this is the module that calls native code (FFM)
-final class IbvCq extends Resource implements Cq {
+final class IbvCq extends Resource implements CqEx {
     /** Entries of the native ibv_wc array one poll_cq call fills. */
     static final int BATCH = 32;
     private static final long WC_SIZE = Layouts.IBV_WC.byteSize();
@@ -63,11 +64,115 @@ final class IbvCq extends Resource implements Cq {
     private final MemorySegment wcs;
     private int unackedEvents;
 
+    /** The ibv_cq_ex calls, for a CQ from ibv_create_cq_ex; null for one from ibv_create_cq (it has none). */
+    private final CqExPoller ex;
+
     IbvCq(IbvContext context, MemorySegment cq, IbvCompChannel channel) {
+        this(context, cq, channel, null);
+    }
+
+    /** A CQ from ibv_create_cq_ex: its {@code struct ibv_cq_ex} begins with the fields of {@code struct ibv_cq}. */
+    IbvCq(IbvContext context, MemorySegment cq, IbvCompChannel channel, CqExPoller ex) {
         this.context = context;
         this.cq = cq.reinterpret(Layouts.IBV_CQ.byteSize());
         this.channel = channel;
         this.wcs = arena.allocate(Layouts.IBV_WC, BATCH);
+        this.ex = ex;
+    }
+
+    // ---- ibv_cq_ex ---------------------------------------------------------------------------
+
+    private CqExPoller ex(String verb) {
+        if (ex == null) {
+            throw new VerbsException(Errno.EOPNOTSUPP, verb + ": a CQ from ibv_create_cq has no ibv_cq_ex");
+        }
+        checkOpen(verb);
+        return ex;
+    }
+
+    @Override
+    public java.util.Set<CreateCqWcFlag> wcFlags() {
+        return ex == null ? java.util.Set.of() : ex.wcFlags();
+    }
+
+    @Override
+    public int startPoll() {
+        return ex("ibv_start_poll").startPoll();
+    }
+
+    @Override
+    public int nextPoll() {
+        return ex("ibv_next_poll").nextPoll();
+    }
+
+    @Override
+    public void endPoll() {
+        ex("ibv_end_poll").endPoll();
+    }
+
+    @Override
+    public long wrId() {
+        return ex("cq->wr_id").wrId();
+    }
+
+    @Override
+    public WcStatus status() {
+        return ex("cq->status").status();
+    }
+
+    @Override
+    public WcOpcode readOpcode() {
+        return ex("ibv_wc_read_opcode").readOpcode();
+    }
+
+    @Override
+    public int readVendorErr() {
+        return ex("ibv_wc_read_vendor_err").readVendorErr();
+    }
+
+    @Override
+    public int readByteLen() {
+        return ex("ibv_wc_read_byte_len").readByteLen();
+    }
+
+    @Override
+    public int readImmData() {
+        return ex("ibv_wc_read_imm_data").readImmData();
+    }
+
+    @Override
+    public int readQpNum() {
+        return ex("ibv_wc_read_qp_num").readQpNum();
+    }
+
+    @Override
+    public int readSrcQp() {
+        return ex("ibv_wc_read_src_qp").readSrcQp();
+    }
+
+    @Override
+    public int readWcFlags() {
+        return ex("ibv_wc_read_wc_flags").readWcFlags();
+    }
+
+    @Override
+    public int readSlid() {
+        return ex("ibv_wc_read_slid").readSlid();
+    }
+
+    @Override
+    public int readSl() {
+        return ex("ibv_wc_read_sl").readSl();
+    }
+
+    @Override
+    public int readDlidPathBits() {
+        return ex("ibv_wc_read_dlid_path_bits").readDlidPathBits();
+    }
+
+    @Override
+    public long readCompletionTs() {
+        return ex("ibv_wc_read_completion_ts").readCompletionTs();
     }
 
     @Override

@@ -20,7 +20,9 @@ import org.roce4j.verbs.Mr;
 import org.roce4j.verbs.Pd;
 import org.roce4j.verbs.Qp;
 import org.roce4j.verbs.QpCap;
+import org.roce4j.verbs.QpEx;
 import org.roce4j.verbs.QpInitAttr;
+import org.roce4j.verbs.QpInitAttrEx;
 import org.roce4j.verbs.Srq;
 import org.roce4j.verbs.SrqInitAttr;
 import org.roce4j.verbs.VerbsException;
@@ -78,6 +80,15 @@ final class IbvPd extends Resource implements Pd {
                 qp -> LibIbverbs.status("ibv_destroy_qp", context.lib.destroyQp, qp));
     }
 
+    @Override
+    public QpEx createQpEx(QpInitAttrEx initAttr) {
+        java.util.Objects.requireNonNull(initAttr, "initAttr");
+        IbvQp qp = createQp(initAttr.base(), "ibv_create_qp_ex",
+                attr -> ExtendedVerbs.createQpEx(this, attr, initAttr.sendOps()),
+                created -> LibIbverbs.status("ibv_destroy_qp", context.lib.destroyQp, created));
+        return new IbvQpEx(qp, ExtendedVerbs.qpToQpEx(context, qp.qp), initAttr.sendOps());
+    }
+
     /**
      * Creates a QP on this PD the way {@code create} does — {@code ibv_create_qp}, or
      * {@code rdma_create_qp} for a CM id — from a filled {@code struct ibv_qp_init_attr}, and wraps it.
@@ -102,7 +113,9 @@ final class IbvPd extends Resource implements Pd {
         }
         try (Arena arena = Arena.ofConfined()) {
             var l = Layouts.IBV_QP_INIT_ATTR;
-            MemorySegment a = arena.allocate(l);
+            // Room for struct ibv_qp_init_attr_ex, which begins with the same fields: ibv_create_qp reads the
+            // prefix, and createQpEx fills in the rest before create_qp_ex reads it all.
+            MemorySegment a = arena.allocate(ExtendedLayouts.IBV_QP_INIT_ATTR_EX);
             a.set(ADDRESS, Layouts.offset(l, "send_cq"), sendCq.cq);
             a.set(ADDRESS, Layouts.offset(l, "recv_cq"), recvCq.cq);
             a.set(ADDRESS, Layouts.offset(l, "srq"), srq == null ? MemorySegment.NULL : srq.srq);

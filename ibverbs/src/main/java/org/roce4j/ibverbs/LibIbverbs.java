@@ -61,6 +61,8 @@ final class LibIbverbs {
     final MethodHandle modifyQp;
     final MethodHandle queryQp;
     final MethodHandle destroyQp;
+    /** {@code ibv_qp_to_qp_ex} (rdma-core 25+): the {@code struct ibv_qp_ex} of a QP from create_qp_ex, or NULL. */
+    final MethodHandle qpToQpEx;
     final MethodHandle createSrq;
     final MethodHandle modifySrq;
     final MethodHandle querySrq;
@@ -115,6 +117,7 @@ final class LibIbverbs {
         modifyQp = errnoCall("ibv_modify_qp", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
         queryQp = errnoCall("ibv_query_qp", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS));
         destroyQp = errnoCall("ibv_destroy_qp", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        qpToQpEx = plain("ibv_qp_to_qp_ex", FunctionDescriptor.of(ADDRESS, ADDRESS));
         createSrq = errnoCall("ibv_create_srq", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
         modifySrq = errnoCall("ibv_modify_srq", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
         querySrq = errnoCall("ibv_query_srq", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));

@@ -20,6 +20,7 @@ class LayoutsMatchGccTest {
     void everyFieldOffsetAndEveryStructSizeIsWhatGccComputes(@TempDir Path dir) throws Exception {
         List<MemoryLayout> layouts = new ArrayList<>(Layouts.CHECKED);
         layouts.add(Layouts.POLLFD);
+        layouts.addAll(ExtendedLayouts.CHECKED);
         int compared = new GccLayoutCheck(List.of("poll.h", "infiniband/verbs.h"), "libibverbs-dev")
                 .assertMatches(layouts, dir);
         assertThat(compared).as("checked entries").isGreaterThan(300);

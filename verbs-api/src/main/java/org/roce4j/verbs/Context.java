@@ -18,6 +18,16 @@ public interface Context extends AutoCloseable {
     DeviceAttr queryDevice();
 
     /**
+     * {@return the capabilities above bit 31 of the device's capability word: {@code device_cap_flags_ex} of
+     * {@code ibv_query_device_ex}} (ATOMIC WRITE, FLUSH's placement types, ...)
+     *
+     * @throws VerbsException EOPNOTSUPP from a provider without {@code ibv_query_device_ex}
+     */
+    default java.util.Set<DeviceCapFlagEx> queryDeviceCapFlagsEx() {
+        throw new VerbsException(Errno.EOPNOTSUPP, "ibv_query_device_ex: not supported by this provider");
+    }
+
+    /**
      * {@return the port's state and limits: {@code ibv_query_port}}
      *
      * @param portNum the port, from 1; anything else is EINVAL
@@ -113,6 +123,16 @@ public interface Context extends AutoCloseable {
      */
     default Cq createCq(int cqe) {
         return createCq(cqe, null, 0);
+    }
+
+    /**
+     * {@return a new extended completion queue: {@code ibv_create_cq_ex}} Same errors as {@link #createCq}, and
+     * EOPNOTSUPP for fields the provider cannot give (rxe: anything beyond {@link CreateCqWcFlag#STANDARD}).
+     *
+     * @param attr its size, channel, vector and the fields its completions carry
+     */
+    default CqEx createCqEx(CqInitAttrEx attr) {
+        throw new VerbsException(Errno.EOPNOTSUPP, "ibv_create_cq_ex: not supported by this provider");
     }
 
     /** {@return the next asynchronous event if there is one: {@code ibv_get_async_event} on a non-blocking fd} */

@@ -46,6 +46,19 @@ public interface Pd extends AutoCloseable {
     Qp createQp(QpInitAttr initAttr);
 
     /**
+     * {@return a new extended queue pair, whose send work requests are posted through the {@code ibv_wr_*}
+     * builder: {@code ibv_create_qp_ex} with {@code IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS}}
+     * Same errors as {@link #createQp}, and EOPNOTSUPP for an operation the provider cannot do on that QP
+     * type (rxe: RC takes every operation but TSO, UC only RDMA WRITE (with immediate), SEND (with
+     * immediate or invalidate) and BIND_MW, UD only SEND (with immediate)).
+     *
+     * @param initAttr the QP's attributes and its {@code send_ops_flags}
+     */
+    default QpEx createQpEx(QpInitAttrEx initAttr) {
+        throw new VerbsException(Errno.EOPNOTSUPP, "ibv_create_qp_ex: not supported by this provider");
+    }
+
+    /**
      * {@return a new shared receive queue: {@code ibv_create_srq}}
      *
      * @param initAttr its size and limit

@@ -21,7 +21,9 @@ public enum WcOpcode {
     /** Set on completions of the receive queue: a SEND arrived. */
     RECV(1 << 7),
     /** A receive consumed by an RDMA WRITE with immediate. */
-    RECV_RDMA_WITH_IMM((1 << 7) + 1);
+    RECV_RDMA_WITH_IMM((1 << 7) + 1),
+    /** {@code IBV_WC_ATOMIC_WRITE} (9, rdma-core 44): an ATOMIC WRITE completed at the requester. */
+    ATOMIC_WRITE(9);
 
     private final int value;
 

@@ -30,7 +30,10 @@ public enum WrOpcode {
     SEND_WITH_INV(9, EnumSet.of(QpType.RC)),
     // rxe: a local operation of RC queue pairs only.
     /** {@code IBV_WR_LOCAL_INV}: invalidate a local key; no packet is sent (RC). */
-    LOCAL_INV(7, EnumSet.of(QpType.RC));
+    LOCAL_INV(7, EnumSet.of(QpType.RC)),
+    // IBTA 1.5 (9.4.7): RC only; rxe since kernel 6.2 (rxe_req.c next_opcode_rc), posted through ibv_wr_atomic_write.
+    /** {@code IBV_WR_ATOMIC_WRITE}: 8 bytes written at the peer as one unit (IBTA 1.5; RC). Its 8 bytes are its data. */
+    ATOMIC_WRITE(15, EnumSet.of(QpType.RC));
 
     private final int value;
     private final Set<QpType> allowedOn;
@@ -78,7 +81,7 @@ public enum WrOpcode {
 
     /** {@return true for the operations that name remote memory with an rkey and an address} */
     public boolean targetsRemoteMemory() {
-        return isRdmaWrite() || this == RDMA_READ || isAtomic();
+        return isRdmaWrite() || this == RDMA_READ || isAtomic() || this == ATOMIC_WRITE;
     }
 
     /** {@return true for operations completed locally, with no packet sent} */
@@ -95,6 +98,7 @@ public enum WrOpcode {
             case ATOMIC_CMP_AND_SWP -> WcOpcode.COMP_SWAP;
             case ATOMIC_FETCH_AND_ADD -> WcOpcode.FETCH_ADD;
             case LOCAL_INV -> WcOpcode.LOCAL_INV;
+            case ATOMIC_WRITE -> WcOpcode.ATOMIC_WRITE;
         };
     }
 }

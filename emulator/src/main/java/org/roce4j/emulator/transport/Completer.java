@@ -246,7 +246,7 @@ public final class Completer {
             if (!wqe.started || Psn.compare(wqe.lastPsn, psn) > 0) {
                 break;
             }
-            if (wqe.needsResponseData()) {
+            if (wqe.takesReadAtomicCredit()) {
                 // Everything before the READ/atomic is acknowledged (IBTA 9.7.5.1.5): move the expected
                 // PSN onto it, so that it never rests on a WQE already done (a later go-back from it
                 // would find nothing to resend). That is progress, so this loss starts a go-back of its
@@ -282,7 +282,9 @@ public final class Completer {
 
     private void onReadResponse(PacketInfo packet, int psn) {
         SendWqe wqe = outstandingHolding(psn);
-        if (wqe == null || wqe.opcode != WrOpcode.RDMA_READ || !acknowledgeThrough(Psn.add(wqe.firstPsn, -1))) {
+        boolean atomicWrite = wqe != null && wqe.opcode == WrOpcode.ATOMIC_WRITE;
+        if (wqe == null || (wqe.opcode != WrOpcode.RDMA_READ && !atomicWrite)
+                || !acknowledgeThrough(Psn.add(wqe.firstPsn, -1))) {
             rnic.count(RnicCounter.DROPPED_STALE_RESPONSE);
             return;
         }
@@ -294,7 +296,9 @@ public final class Completer {
         int index = Psn.distance(wqe.firstPsn, psn);
         int mtu = qp.mtu();
         long offset = (long) index * mtu;
-        long expectedLength = Math.min(mtu, wqe.length - offset);
+        // rxe_resp.c acknowledge: an ATOMIC WRITE is answered by an RDMA READ Response Only with no payload
+        // (send_read_response_ack); rxe_comp.c check_ack completes it on that response.
+        long expectedLength = atomicWrite ? 0 : Math.min(mtu, wqe.length - offset);
         Position position = packet.opcode().position();
         if (position != Position.of(index, wqe.packets) || packet.payloadLength() != expectedLength) {
             fail(wqe, WcStatus.BAD_RESP_ERR); // rxe check_ack: a response that does not fit the request

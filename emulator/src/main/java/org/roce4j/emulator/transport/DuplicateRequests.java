@@ -40,9 +40,14 @@ final class DuplicateRequests {
             out.sendAcknowledge(msn, ResponsePackets.ACK_UNLIMITED, Psn.add(responder.expectedPsn, -1));
             return;
         }
-        ReadAtomicResource res = resources.find(psn, kind == OperationKind.ATOMIC);
-        if (res == null) {
+        boolean atomicWrite = kind == OperationKind.ATOMIC_WRITE;
+        ReadAtomicResource res = resources.find(psn, kind == OperationKind.ATOMIC || atomicWrite);
+        if (res == null || res.atomicWrite != atomicWrite) {
             return; // rxe: class D, the request is dropped
+        }
+        if (atomicWrite) {
+            out.sendReadResponseAcknowledge(msn, psn); // rxe_resp.c: a replayed ATOMIC WRITE is answered again
+            return;
         }
         if (res.atomic) {
             out.sendAtomicAcknowledge(msn, psn, res.originalValue);

@@ -12,6 +12,8 @@ package org.roce4j.emulator.transport;
 final class ReadAtomicResource {
     boolean used;
     boolean atomic;
+    /** An ATOMIC WRITE (with {@link #atomic} set: one PSN, replayed without executing again). */
+    boolean atomicWrite;
     int firstPsn;
     int lastPsn;
     int packets;

@@ -5,6 +5,7 @@ import org.roce4j.emulator.node.NetworkPath;
 import org.roce4j.emulator.verbs.MemoryRegionTable;
 import org.roce4j.emulator.RnicCounter;
 import org.roce4j.emulator.node.Rnic;
+import org.roce4j.emulator.verbs.DeviceCapabilitiesEx;
 import org.roce4j.emulator.verbs.EmulatedQp;
 import org.roce4j.verbs.AccessFlag;
 import org.roce4j.verbs.AsyncEventType;
@@ -53,6 +54,7 @@ public final class Requester {
         ONLY_OPERATION[WrOpcode.RDMA_READ.ordinal()] = Operation.RDMA_READ_REQUEST;
         ONLY_OPERATION[WrOpcode.ATOMIC_CMP_AND_SWP.ordinal()] = Operation.COMPARE_SWAP;
         ONLY_OPERATION[WrOpcode.ATOMIC_FETCH_AND_ADD.ordinal()] = Operation.FETCH_ADD;
+        ONLY_OPERATION[WrOpcode.ATOMIC_WRITE.ordinal()] = Operation.ATOMIC_WRITE; // its 8 bytes: RETH + payload
     }
 
     private final EmulatedQp qp;
@@ -190,14 +192,15 @@ public final class Requester {
         if ((wqe.flags & SendFlag.FENCE.bit()) != 0 && window.readAtomicInFlight > 0) {
             return false;
         }
-        if (!opcode.isAllowedOn(qp.type)) {
+        if (!opcode.isAllowedOn(qp.type)
+                || (opcode == WrOpcode.ATOMIC_WRITE && !DeviceCapabilitiesEx.atomicWrite(rnic.model))) {
             // Posted, as libibverbs and its providers post it; rxe_req.c next_opcode finds no opcode for
             // this QP type (IBTA table 38): the WQE completes LOC_QP_OP_ERR and the QP goes to ERR.
             wqe.started = true;
             failInRequester(wqe, WcStatus.LOC_QP_OP_ERR);
             return true;
         }
-        if (wqe.needsResponseData() && window.readAtomicInFlight >= qp.maxRdAtomic) {
+        if (wqe.takesReadAtomicCredit() && window.readAtomicInFlight >= qp.maxRdAtomic) {
             return false;
         }
         wqe.started = true;
@@ -239,7 +242,7 @@ public final class Requester {
         wqe.lastPsn = Psn.add(window.nextPsn, wqe.packets - 1);
         wqe.state = WqeState.PENDING;
         packetIndex = 0;
-        if (wqe.needsResponseData()) {
+        if (wqe.takesReadAtomicCredit()) {
             window.readAtomicInFlight++;
         }
         return true;

@@ -51,7 +51,7 @@ public final class Responder {
     /** rxe_resp.c {@code enum resp_states}: where a request is in its checks, execution and answer. */
     enum RespState {
         CHECK_PSN, CHECK_OP_SEQ, CHECK_OP_VALID, CHECK_RESOURCE, CHECK_LENGTH, CHECK_RKEY, EXECUTE,
-        READ_REPLY, ATOMIC_REPLY, COMPLETE, ACKNOWLEDGE, CLEANUP, DUPLICATE_REQUEST,
+        READ_REPLY, ATOMIC_REPLY, ATOMIC_WRITE_REPLY, COMPLETE, ACKNOWLEDGE, CLEANUP, DUPLICATE_REQUEST,
         ERR_PSN_OUT_OF_SEQ, ERR_MISSING_OPCODE_FIRST, ERR_MISSING_OPCODE_LAST, ERR_UNSUPPORTED_OPCODE,
         ERR_TOO_MANY_RD_ATOMIC, ERR_MISALIGNED_ATOMIC, ERR_LENGTH, ERR_RNR, ERR_RKEY_VIOLATION,
         ERR_INVALIDATE_RKEY, ERR_RECEIVE_TOO_SMALL, ERR_RECEIVE_PROTECTION, ERR_MEMORY_FAULT, ERR_DROP_MESSAGE, DONE
@@ -162,6 +162,7 @@ public final class Responder {
                 case EXECUTE -> execute(p);
                 case READ_REPLY -> readReply(p);
                 case ATOMIC_REPLY -> atomicReply(p);
+                case ATOMIC_WRITE_REPLY -> atomicWriteReply(p);
                 case COMPLETE -> complete(p);
                 case ACKNOWLEDGE -> acknowledge(p);
                 case CLEANUP -> cleanup();
@@ -263,10 +264,11 @@ public final class Responder {
         OperationKind kind = p.opcode().kind();
         int needed = switch (kind) {
             case RDMA_READ_REQUEST -> AccessFlag.REMOTE_READ.bit();
-            case RDMA_WRITE -> AccessFlag.REMOTE_WRITE.bit();
+            // rxe_resp.c check_op_valid: ATOMIC WRITE needs REMOTE_WRITE on the QP (RXE_ATOMIC_WRITE_MASK).
+            case RDMA_WRITE, ATOMIC_WRITE -> AccessFlag.REMOTE_WRITE.bit();
             case ATOMIC -> AccessFlag.REMOTE_ATOMIC.bit();
             case SEND -> 0;
-            default -> -1; // FLUSH, ATOMIC WRITE: not supported by this responder
+            default -> -1; // FLUSH: not supported by this responder
         };
         if (needed == 0) {
             return RespState.CHECK_RESOURCE;
@@ -280,7 +282,8 @@ public final class Responder {
     private RespState checkResource(PacketInfo p) {
         Opcode opcode = p.opcode();
         OperationKind kind = opcode.kind();
-        if (kind == OperationKind.RDMA_READ_REQUEST || kind == OperationKind.ATOMIC) {
+        if (kind == OperationKind.RDMA_READ_REQUEST || kind == OperationKind.ATOMIC
+                || kind == OperationKind.ATOMIC_WRITE) {
             return qp.maxDestRdAtomic > 0 ? RespState.CHECK_LENGTH : RespState.ERR_TOO_MANY_RD_ATOMIC;
         }
         if (opcode.takesReceiveWqe() && !cursor.active) {
@@ -335,6 +338,16 @@ public final class Responder {
                 }
                 rkey = first ? p.rethRkey() : 0;
             }
+            case ATOMIC_WRITE -> {
+                // rxe_resp.c check_rkey: REMOTE_WRITE on the region, the RETH's whole length in bounds; no
+                // zero-length exemption (that is for READ and WRITE only).
+                access = AccessFlag.REMOTE_WRITE.bit();
+                targetVa = p.rethVirtualAddress();
+                targetLength = Integer.toUnsignedLong(p.rethDmaLength());
+                targetResid = targetLength;
+                rkey = p.rethRkey();
+                first = true;
+            }
             case ATOMIC -> {
                 access = AccessFlag.REMOTE_ATOMIC.bit();
                 targetVa = p.atomicVirtualAddress();
@@ -355,6 +368,11 @@ public final class Responder {
             target = rnic.memoryRegions.find(rkey);
         } else if (target == null || target.state != MemoryRegion.State.VALID) {
             return RespState.ERR_RKEY_VIOLATION; // invalidated or deregistered in the middle of the message
+        }
+        if (kind == OperationKind.ATOMIC_WRITE && (p.payloadLength() != targetResid || targetResid != 8)) {
+            // rxe_resp.c check_rkey: the payload must be the RETH's length (RESPST_ERR_LENGTH); an ATOMIC WRITE
+            // is 8 bytes (IBTA 1.5 9.4.7), which rxe's atomic_write_reply takes for granted.
+            return RespState.ERR_LENGTH;
         }
         if (kind == OperationKind.RDMA_WRITE) {
             int payload = p.payloadLength();
@@ -405,6 +423,9 @@ public final class Responder {
             case ATOMIC -> {
                 return RespState.ATOMIC_REPLY;
             }
+            case ATOMIC_WRITE -> {
+                return RespState.ATOMIC_WRITE_REPLY;
+            }
             default -> throw new IllegalStateException("checked in CHECK_OP_VALID: " + opcode);
         }
         boolean invalidateFailed = opcode.hasInvalidate()
@@ -446,6 +467,7 @@ public final class Responder {
         int packets = Position.packetCount(targetLength, qp.mtu());
         ReadAtomicResource res = resources.next();
         res.atomic = false;
+        res.atomicWrite = false;
         res.firstPsn = p.psn();
         res.packets = packets;
         res.lastPsn = Psn.add(p.psn(), packets - 1);
@@ -473,10 +495,37 @@ public final class Responder {
         expectedPsn = Psn.next(p.psn());
         ReadAtomicResource res = resources.next();
         res.atomic = true;
+        res.atomicWrite = false;
         res.firstPsn = p.psn();
         res.lastPsn = p.psn();
         res.originalValue = original;
         out.sendAtomicAcknowledge(msn, p.psn(), original);
+        return RespState.CLEANUP;
+    }
+
+    /**
+     * rxe_resp.c atomic_write_reply: the 8 bytes land as one store (IBTA 1.5 9.4.7: no other access sees half
+     * of them) at an 8-byte aligned address (else RESPST_ERR_MISALIGNED_ATOMIC: NAK invalid request), after
+     * every earlier operation of the QP; a resource remembers it so that a duplicate is answered without
+     * writing again; the answer is an RDMA READ Response Only with no payload (send_read_response_ack).
+     */
+    private RespState atomicWriteReply(PacketInfo p) {
+        if ((targetVa & 7) != 0) {
+            return RespState.ERR_MISALIGNED_ATOMIC;
+        }
+        out.flushPendingAck(msn);
+        if (!target.atomicWrite(targetVa, p.buffer(), p.payloadOffset())) {
+            return RespState.ERR_MEMORY_FAULT;
+        }
+        msn = Psn.next(msn);
+        expectedPsn = Psn.next(p.psn());
+        message = null;
+        ReadAtomicResource res = resources.next();
+        res.atomic = true;
+        res.atomicWrite = true;
+        res.firstPsn = p.psn();
+        res.lastPsn = p.psn();
+        out.sendReadResponseAcknowledge(msn, p.psn());
         return RespState.CLEANUP;
     }
 

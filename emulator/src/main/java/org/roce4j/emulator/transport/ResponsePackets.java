@@ -71,6 +71,12 @@ final class ResponsePackets {
                 .atomicAckEth(original).finish(0));
     }
 
+    /** rxe_resp.c send_read_response_ack: the answer to an ATOMIC WRITE, an RDMA READ Response Only of no payload. */
+    void sendReadResponseAcknowledge(int msn, int psn) {
+        flushPendingAck(msn);
+        rnic.transmit(beginResponse(Opcode.RC_RDMA_READ_RESPONSE_ONLY, psn).aeth(ACK_UNLIMITED, msn).finish(0));
+    }
+
     /** A response to the QP's peer: no AckReq, no solicited event (rxe sends them clear). */
     private PacketWriter beginResponse(Opcode opcode, int psn) {
         return rnic.beginFrame(qp.path, qp.sourcePort).bth(opcode, qp.destQpn, psn);

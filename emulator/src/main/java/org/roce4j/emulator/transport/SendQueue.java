@@ -24,6 +24,11 @@ public final class SendQueue {
     final int[] sgeLength;
     final int[] sgeLkey;
     private final byte[] inlineData;
+    /**
+     * Bytes of inline data each slot holds: the granted max_inline_data, and at least the 8 bytes of an ATOMIC
+     * WRITE, which the extended QP's builder hands over as the WQE's own data (rxe: {@code dma.atomic_wr}).
+     */
+    private final int inlineSlot;
     public long posted;
     public long retired;
 
@@ -38,7 +43,8 @@ public final class SendQueue {
         this.sgeAddress = new long[capacity * this.maxSge];
         this.sgeLength = new int[capacity * this.maxSge];
         this.sgeLkey = new int[capacity * this.maxSge];
-        this.inlineData = maxInline > 0 ? new byte[capacity * maxInline] : null;
+        this.inlineSlot = Math.max(maxInline, 8);
+        this.inlineData = new byte[capacity * inlineSlot];
     }
 
     int slotOf(long sequence) {
@@ -55,7 +61,7 @@ public final class SendQueue {
     }
 
     int inlineBase(long sequence) {
-        return slotOf(sequence) * maxInline;
+        return slotOf(sequence) * inlineSlot;
     }
 
     byte[] inlineData() {
@@ -75,6 +81,37 @@ public final class SendQueue {
      * INLINE data could not be read (see {@link #copyInline}); then nothing was posted.
      */
     public long post(SendWr wr, NetworkPath udPath, RegisteredMemory inlineSources) {
+        long sequence = posted;
+        SendWqe wqe = fill(wr, udPath);
+        if (wqe.inline && !copyInline(wr.sgList(), inlineBase(sequence), inlineSources)) {
+            return -1;
+        }
+        posted++;
+        return sequence;
+    }
+
+    /**
+     * Copies a work request built by an extended QP's builder into the next slot: its fields from {@code wr},
+     * and when {@code inlineLength >= 0} its data from {@code inline} at {@code inlineAt}, which the builder
+     * copied when it was set (wr_set_inline_data, wr_atomic_write), instead of from {@code wr}'s SGEs; and when
+     * {@code lengthAsSet >= 0}, the length the provider set ({@link org.roce4j.emulator.Quirk#WR_SET_SGE_LIST_LENGTH_IS_COUNT_TIMES_FIRST}).
+     */
+    public void postBuilt(SendWr wr, NetworkPath udPath, byte[] inline, int inlineAt, int inlineLength,
+                          long lengthAsSet) {
+        SendWqe wqe = fill(wr, udPath);
+        if (lengthAsSet >= 0) {
+            wqe.length = lengthAsSet; // what the provider wrote into the WQE, whatever the SGEs add up to
+        }
+        if (inlineLength >= 0) {
+            wqe.inline = true;
+            wqe.numSge = 0;
+            wqe.length = inlineLength;
+            System.arraycopy(inline, inlineAt, inlineData, inlineBase(posted), inlineLength);
+        }
+        posted++;
+    }
+
+    private SendWqe fill(SendWr wr, NetworkPath udPath) {
         long sequence = posted;
         SendWqe wqe = at(sequence);
         ScatterGatherList sgl = wr.sgList();
@@ -102,11 +139,7 @@ public final class SendQueue {
             sgeLength[base + i] = sgl.length(i);
             sgeLkey[base + i] = sgl.lkey(i);
         }
-        if (wqe.inline && !copyInline(sgl, inlineBase(sequence), inlineSources)) {
-            return -1;
-        }
-        posted++;
-        return sequence;
+        return wqe;
     }
 
     /**

@@ -38,4 +38,14 @@ public final class SendWqe {
     boolean needsResponseData() {
         return opcode == WrOpcode.RDMA_READ || opcode.isAtomic();
     }
+
+    /**
+     * READ, the atomics and ATOMIC WRITE: each is answered by a response of its own (an ACK never implies
+     * it, IBTA 9.7.5.1.5) and holds one of the responder's {@code max_dest_rd_atomic} resources while
+     * outstanding, so it takes one of the requester's {@code max_rd_atomic} credits (IBTA 1.5 counts ATOMIC
+     * WRITE with the RDMA READs and atomics; rxe_resp.c rxe_prepare_res gives it a resource).
+     */
+    boolean takesReadAtomicCredit() {
+        return needsResponseData() || opcode == WrOpcode.ATOMIC_WRITE;
+    }
 }

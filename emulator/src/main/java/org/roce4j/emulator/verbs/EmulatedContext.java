@@ -53,6 +53,12 @@ final class EmulatedContext extends Resource implements Context {
     }
 
     @Override
+    public java.util.Set<org.roce4j.verbs.DeviceCapFlagEx> queryDeviceCapFlagsEx() {
+        rnic.run(() -> checkOpen("ibv_query_device_ex"));
+        return DeviceCapabilitiesEx.of(rnic.model);
+    }
+
+    @Override
     public PortAttr queryPort(int portNum) {
         rnic.run(() -> {
             checkOpen("ibv_query_port");
@@ -134,6 +140,18 @@ final class EmulatedContext extends Resource implements Context {
 
     @Override
     public Cq createCq(int cqe, CompChannel channel, int compVector) {
+        return createCq(cqe, channel, compVector, java.util.Set.of());
+    }
+
+    @Override
+    public org.roce4j.verbs.CqEx createCqEx(org.roce4j.verbs.CqInitAttrEx attr) {
+        java.util.Objects.requireNonNull(attr, "attr");
+        ExtendedCqSupport.check(rnic.model, attr.wcFlags());
+        return createCq(attr.cqe(), attr.channel(), attr.compVector(), attr.wcFlags());
+    }
+
+    private EmulatedCq createCq(int cqe, CompChannel channel, int compVector,
+                                java.util.Set<org.roce4j.verbs.CreateCqWcFlag> wcFlags) {
         return rnic.call(() -> {
             checkOpen("ibv_create_cq");
             int maxCqe = rnic.model.limits().maxCqe();
@@ -158,7 +176,7 @@ final class EmulatedContext extends Resource implements Context {
                 throw new org.roce4j.verbs.VerbsException(org.roce4j.verbs.Errno.ENOMEM, "ibv_create_cq: too many CQs");
             }
             cqs++;
-            return new EmulatedCq(rnic, this, QueueDepths.granted(rnic.model, cqe), ch);
+            return new EmulatedCq(rnic, this, QueueDepths.granted(rnic.model, cqe), ch, wcFlags);
         });
     }
 

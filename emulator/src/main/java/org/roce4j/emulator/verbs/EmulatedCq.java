@@ -4,14 +4,18 @@ import org.roce4j.emulator.Quirk;
 import org.roce4j.emulator.RnicCounter;
 import org.roce4j.emulator.node.Rnic;
 import java.util.Objects;
+import java.util.Set;
 
 import org.roce4j.verbs.AsyncEvent;
 import org.roce4j.verbs.AsyncEventType;
 import org.roce4j.verbs.CompChannel;
 import org.roce4j.verbs.Context;
-import org.roce4j.verbs.Cq;
+import org.roce4j.verbs.CqEx;
+import org.roce4j.verbs.CreateCqWcFlag;
 import org.roce4j.verbs.Errno;
 import org.roce4j.verbs.VerbsException;
+import org.roce4j.verbs.WcOpcode;
+import org.roce4j.verbs.WcStatus;
 import org.roce4j.verbs.WorkCompletion;
 
 /**
@@ -22,7 +26,7 @@ import org.roce4j.verbs.WorkCompletion;
  * state (rxe: responder class G error). From then on {@link #poll} throws EINVAL, as
  * {@code ibv_poll_cq} returns a negative value on hardware that detects the overrun.
  */
-public final class EmulatedCq extends Resource implements Cq {
+public final class EmulatedCq extends Resource implements CqEx {
     private static final int NOT_ARMED = 0;
     private static final int ARMED_NEXT = 1;
     private static final int ARMED_SOLICITED = 2;
@@ -30,6 +34,14 @@ public final class EmulatedCq extends Resource implements Cq {
     final EmulatedContext context;
     private final EmulatedCompChannel channel;
     private WorkCompletion[] ring;
+    /** When each completion in {@link #ring} was made: the fabric's clock in ns (virtual time on a deterministic one). */
+    private long[] made;
+    /** The fields asked for at ibv_create_cq_ex (none for ibv_create_cq). */
+    private final Set<CreateCqWcFlag> wcFlags;
+    /** ibv_start_poll … ibv_end_poll: the index (from head) of the current completion, -1 when not polling. */
+    private int pollCursor = -1;
+    private WorkCompletion current;
+    private long currentMade;
     private int head;
     private int count;
     /**
@@ -45,11 +57,14 @@ public final class EmulatedCq extends Resource implements Cq {
     /** QPs whose send or receive queue completes here. */
     int users;
 
-    EmulatedCq(Rnic rnic, EmulatedContext context, int capacity, EmulatedCompChannel channel) {
+    EmulatedCq(Rnic rnic, EmulatedContext context, int capacity, EmulatedCompChannel channel,
+               Set<CreateCqWcFlag> wcFlags) {
         super(rnic);
         this.context = context;
         this.channel = channel;
         this.ring = new WorkCompletion[capacity];
+        this.made = new long[capacity];
+        this.wcFlags = wcFlags;
     }
 
     @Override
@@ -77,6 +92,7 @@ public final class EmulatedCq extends Resource implements Cq {
             return false;
         }
         ring[(head + count) % ring.length] = completion;
+        made[(head + count) % ring.length] = rnic.clock.nanoTime();
         count++;
         published = count;
         rnic.count(RnicCounter.COMPLETIONS);
@@ -158,12 +174,167 @@ public final class EmulatedCq extends Resource implements Cq {
         }
         // rxe_queue.c resize_finish: the completions held move to the new ring, oldest first
         WorkCompletion[] resized = new WorkCompletion[QueueDepths.granted(cq.rnic.model, cqe)];
+        long[] resizedMade = new long[resized.length];
         for (int i = 0; i < cq.count; i++) {
             resized[i] = cq.ring[(cq.head + i) % cq.ring.length];
+            resizedMade[i] = cq.made[(cq.head + i) % cq.ring.length];
         }
         cq.ring = resized;
+        cq.made = resizedMade;
         cq.head = 0;
         return resized.length;
+    }
+
+    // ---- ibv_cq_ex: start/next/end poll and the read calls ----------------------------------
+
+    @Override
+    public Set<CreateCqWcFlag> wcFlags() {
+        return wcFlags;
+    }
+
+    @Override
+    public int startPoll() {
+        rnic.drive();
+        if (pollCursor >= 0) {
+            throw invalid("ibv_start_poll", "a poll is under way: ibv_end_poll first");
+        }
+        return rnic.callAsInt(EmulatedCq::startPollLocked, this, null);
+    }
+
+    private static int startPollLocked(EmulatedCq cq, Object unused) {
+        cq.checkOpen("ibv_start_poll");
+        if (cq.overrun) {
+            throw new VerbsException(Errno.EINVAL, "ibv_start_poll: the CQ overran and is in error (CQ_ERR)");
+        }
+        if (cq.count == 0) {
+            return Errno.ENOENT.number(); // no ibv_end_poll follows (rxe.c cq_start_poll released its lock)
+        }
+        cq.pollCursor = 0;
+        cq.current = cq.ring[cq.head];
+        cq.currentMade = cq.made[cq.head];
+        return 0;
+    }
+
+    @Override
+    public int nextPoll() {
+        requirePolling("ibv_next_poll");
+        return rnic.callAsInt(EmulatedCq::nextPollLocked, this, null);
+    }
+
+    private static int nextPollLocked(EmulatedCq cq, Object unused) {
+        if (cq.pollCursor + 1 >= cq.count) {
+            return Errno.ENOENT.number();
+        }
+        cq.pollCursor++;
+        int slot = (cq.head + cq.pollCursor) % cq.ring.length;
+        cq.current = cq.ring[slot];
+        cq.currentMade = cq.made[slot];
+        return 0;
+    }
+
+    @Override
+    public void endPoll() {
+        requirePolling("ibv_end_poll");
+        rnic.callAsInt(EmulatedCq::endPollLocked, this, null);
+    }
+
+    /** The completions read, the current one included, are consumed (libibverbs: ibv_end_poll). */
+    private static int endPollLocked(EmulatedCq cq, Object unused) {
+        for (int i = 0; i <= cq.pollCursor; i++) {
+            cq.ring[cq.head] = null;
+            cq.head = cq.head + 1 == cq.ring.length ? 0 : cq.head + 1;
+        }
+        cq.count -= cq.pollCursor + 1;
+        cq.published = cq.count;
+        cq.pollCursor = -1;
+        cq.current = null;
+        return 0;
+    }
+
+    @Override
+    public long wrId() {
+        return polled("wr_id").wrId();
+    }
+
+    @Override
+    public WcStatus status() {
+        return polled("status").status();
+    }
+
+    @Override
+    public WcOpcode readOpcode() {
+        return polled("ibv_wc_read_opcode").opcode();
+    }
+
+    @Override
+    public int readVendorErr() {
+        return polled("ibv_wc_read_vendor_err").vendorErr();
+    }
+
+    @Override
+    public int readWcFlags() {
+        return polled("ibv_wc_read_wc_flags").wcFlags();
+    }
+
+    @Override
+    public int readByteLen() {
+        return polled("ibv_wc_read_byte_len", CreateCqWcFlag.BYTE_LEN).byteLen();
+    }
+
+    @Override
+    public int readImmData() {
+        return polled("ibv_wc_read_imm_data", CreateCqWcFlag.IMM).immData();
+    }
+
+    @Override
+    public int readQpNum() {
+        return polled("ibv_wc_read_qp_num", CreateCqWcFlag.QP_NUM).qpNum();
+    }
+
+    @Override
+    public int readSrcQp() {
+        return polled("ibv_wc_read_src_qp", CreateCqWcFlag.SRC_QP).srcQp();
+    }
+
+    @Override
+    public int readSlid() {
+        return polled("ibv_wc_read_slid", CreateCqWcFlag.SLID).slid();
+    }
+
+    @Override
+    public int readSl() {
+        return polled("ibv_wc_read_sl", CreateCqWcFlag.SL).sl();
+    }
+
+    @Override
+    public int readDlidPathBits() {
+        return polled("ibv_wc_read_dlid_path_bits", CreateCqWcFlag.DLID_PATH_BITS).dlidPathBits();
+    }
+
+    /** The fabric's clock when the completion was made, in ns: virtual time on a deterministic fabric. */
+    @Override
+    public long readCompletionTs() {
+        polled("ibv_wc_read_completion_ts", CreateCqWcFlag.COMPLETION_TIMESTAMP);
+        return currentMade;
+    }
+
+    private WorkCompletion polled(String verb, CreateCqWcFlag field) {
+        if (!wcFlags.contains(field)) {
+            // rxe.c rxe_create_cq_ex sets read_byte_len and the others only when asked: a NULL pointer in C.
+            throw new VerbsException(Errno.EOPNOTSUPP, verb + ": the CQ was not created with IBV_WC_EX_WITH_" + field);
+        }
+        return polled(verb);
+    }
+
+    private WorkCompletion polled(String verb) {
+        requirePolling(verb);
+        return current;
+    }
+
+    private void requirePolling(String verb) {
+        if (pollCursor < 0) {
+            throw invalid(verb, "outside ibv_start_poll ... ibv_end_poll");
+        }
     }
 
     /** Completions waiting to be polled (for tests of internals). */

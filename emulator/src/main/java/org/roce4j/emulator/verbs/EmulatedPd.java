@@ -13,7 +13,9 @@ import org.roce4j.verbs.Context;
 import org.roce4j.verbs.Mr;
 import org.roce4j.verbs.Pd;
 import org.roce4j.verbs.Qp;
+import org.roce4j.verbs.QpEx;
 import org.roce4j.verbs.QpInitAttr;
+import org.roce4j.verbs.QpInitAttrEx;
 import org.roce4j.verbs.Srq;
 import org.roce4j.verbs.SrqInitAttr;
 import org.roce4j.verbs.spi.RegisteredMemory;
@@ -110,6 +112,16 @@ final class EmulatedPd extends Resource implements Pd {
         return rnic.call(() -> {
             checkOpen("ibv_create_qp");
             return EmulatedQp.create(rnic, this, initAttr);
+        });
+    }
+
+    @Override
+    public QpEx createQpEx(QpInitAttrEx initAttr) {
+        Objects.requireNonNull(initAttr, "initAttr");
+        return rnic.call(() -> {
+            checkOpen("ibv_create_qp_ex");
+            SendOpsSupport.check(initAttr.base().type(), initAttr.sendOps());
+            return new EmulatedQpEx(EmulatedQp.create(rnic, this, initAttr.base()), initAttr.sendOps());
         });
     }
 

@@ -407,6 +407,11 @@ public final class EmulatedQp extends Resource implements Qp {
             throw new BadWorkRequestException(Errno.EINVAL, index, wr.wrId(), "ibv_post_send: the INLINE data's "
                     + "memory was closed, or is confined to another thread, and cannot be read");
         }
+        sendQueueGrew();
+    }
+
+    /** WQEs were posted: in ERR or SQE they are flushed at once (IBTA 10.8.3.1), otherwise the requester runs. */
+    void sendQueueGrew() {
         if (state == QpState.ERR || state == QpState.SQE) {
             flushSendQueue();
         } else {

@@ -19,6 +19,9 @@ import org.roce4j.verbs.AccessFlag;
  */
 public final class MemoryRegion {
     private static final VarHandle ALIGNED_LONG = ValueLayout.JAVA_LONG.varHandle();
+    /** The 8 bytes of an ATOMIC WRITE as the number they are in host order (they are copied as they came). */
+    private static final VarHandle HOST_ORDER_LONG_IN_BYTES =
+            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.nativeOrder());
 
     public enum State {
         /** Usable through its keys. */
@@ -132,6 +135,30 @@ public final class MemoryRegion {
                     segment.set(ValueLayout.JAVA_LONG_UNALIGNED, offset, compareSwap ? swap : value + compareOrAdd);
                 }
                 original[0] = value;
+            }
+            return true;
+        } catch (RuntimeException unreachable) {
+            return false;
+        }
+    }
+
+    /**
+     * IBTA 1.5 ATOMIC WRITE: the 8 bytes at {@code src[srcOffset]} stored at {@code va} as one unit, with
+     * release ordering (rxe_resp.c atomic_write_reply: {@code smp_store_release}, after all prior operations).
+     * As for {@link #atomic}, an aligned IOVA over an unaligned address is a plain store under the RNIC's lock.
+     * False if the memory cannot be touched.
+     */
+    public boolean atomicWrite(long va, byte[] src, int srcOffset) {
+        if (state != State.VALID) {
+            return false;
+        }
+        long offset = offsetOf(va);
+        long value = (long) HOST_ORDER_LONG_IN_BYTES.get(src, srcOffset);
+        try {
+            if ((segment.address() + offset & 7) == 0) {
+                ALIGNED_LONG.setRelease(segment, offset, value);
+            } else {
+                segment.set(ValueLayout.JAVA_LONG_UNALIGNED, offset, value);
             }
             return true;
         } catch (RuntimeException unreachable) {

@@ -18,11 +18,9 @@ final class WorkRequestChecks {
 
     /** Why a send work request cannot be posted (EINVAL), or null: the checks of rxe's post path. */
     static String sendProblem(EmulatedQp qp, SendWr wr) {
-        if (qp.closed) {
-            return "the QP was closed";
-        }
-        if (qp.state == QpState.RESET || qp.state == QpState.INIT || qp.state == QpState.RTR) {
-            return "the QP is in " + qp.state + "; sends are posted in RTS or later (IBTA 10.3.1)";
+        String queue = sendQueueProblem(qp);
+        if (queue != null) {
+            return queue;
         }
         // An opcode the QP type does not allow (WrOpcode.isAllowedOn) is not refused here: libibverbs and its
         // providers post it, and the RNIC fails it (Requester: LOC_QP_OP_ERR, the QP to ERR).
@@ -49,9 +47,34 @@ final class WorkRequestChecks {
                 return outside;
             }
         }
-        if (opcode.isAtomic() && length != 8) {
+        if ((opcode.isAtomic() || opcode == WrOpcode.ATOMIC_WRITE) && length != 8) {
+            // ATOMIC WRITE's data is its 8 bytes (IBTA 1.5 9.4.7; rxe's wr_atomic_write sets dma.length = 8).
             return "an atomic operation carries exactly 8 bytes, not " + length;
         }
+        return udProblem(qp, wr);
+    }
+
+    /**
+     * Why a batch built by the {@code ibv_wr_*} builder cannot be posted at {@code ibv_wr_complete} (EINVAL), or
+     * null. rxe's builder runs none of validate_send_wr's checks (what it refuses, ENOSPC, the builder recorded
+     * already); the kernel's post_send refuses a QP not yet in RTS, and a UD request needs its address handle.
+     */
+    static String builtProblem(EmulatedQp qp, SendWr wr) {
+        String queue = sendQueueProblem(qp);
+        return queue != null ? queue : udProblem(qp, wr);
+    }
+
+    private static String sendQueueProblem(EmulatedQp qp) {
+        if (qp.closed) {
+            return "the QP was closed";
+        }
+        if (qp.state == QpState.RESET || qp.state == QpState.INIT || qp.state == QpState.RTR) {
+            return "the QP is in " + qp.state + "; sends are posted in RTS or later (IBTA 10.3.1)";
+        }
+        return null;
+    }
+
+    private static String udProblem(EmulatedQp qp, SendWr wr) {
         if (qp.type == QpType.UD) {
             if (!(wr.ah() instanceof EmulatedAh ah) || ah.closed || ah.pd != qp.pd) {
                 return "a UD send needs an open address handle of the QP's protection domain";
