@@ -174,7 +174,7 @@ public final class PcapngWriter implements AutoCloseable {
         }
     }
 
-    /** One block being made: its body grows up to the capacity given, then type and lengths frame it. */
+    /** One block being made: its body is filled up to the capacity given, then type and lengths frame it. */
     private static final class Block {
         final int type;
         final ByteBuffer body;
@@ -186,25 +186,17 @@ public final class PcapngWriter implements AutoCloseable {
         }
 
         void option(int code, byte[] value) {
-            grow(4 + Pcapng.padded(value.length));
             body.putShort((short) code).putShort((short) value.length).put(value);
             pad();
         }
 
         void endOfOptions() {
-            grow(4);
             body.putInt(0); // opt_endofopt, length 0
         }
 
         void pad() {
             while (body.position() % 4 != 0) {
                 body.put((byte) 0);
-            }
-        }
-
-        private void grow(int more) {
-            if (body.remaining() < more) {
-                throw new IllegalStateException("block body sized too small"); // a bug here, not bad input
             }
         }
 
