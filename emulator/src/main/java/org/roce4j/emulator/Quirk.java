@@ -144,4 +144,12 @@ public enum Quirk {
      * included, which the emulator does not implement; the default reports only what the emulator does.
      */
     REPORTS_RXE_DEVICE_CAP_FLAGS,
+    /**
+     * A remote access through a memory window is held to the bounds of the region behind it, not to the
+     * window's own: {@code rxe_resp.c check_rkey} resolves a window's rkey with {@code rxe_lookup_mw} (key,
+     * PD, QP, rights, state) and then calls {@code mr_check_range(mr, va, resid)} on the window's MR, so a
+     * peer holding the window's rkey reaches every byte of the region. IBTA 10.6.7 (C10-76 ... the access
+     * must lie within the window) refuses it, as the default does (REM_ACCESS_ERR).
+     */
+    WINDOW_ACCESS_CHECKED_AGAINST_ITS_REGION_ONLY,
 }

@@ -348,11 +348,11 @@ public final class Responder {
             }
         }
         if (first) {
-            if (rnic.memoryRegions.checkRemote(rkey, qp.pd, access, targetVa, targetResid)
+            if (rnic.memoryRegions.checkRemote(rkey, qp.pd, qp, access, targetVa, targetResid)
                     != MemoryRegionTable.Check.OK) {
                 return RespState.ERR_RKEY_VIOLATION;
             }
-            target = rnic.memoryRegions.find(rkey);
+            target = rnic.memoryRegions.remoteRegion(rkey);
         } else if (target == null || target.state != MemoryRegion.State.VALID) {
             return RespState.ERR_RKEY_VIOLATION; // invalidated or deregistered in the middle of the message
         }
