@@ -148,6 +148,28 @@ class MemoryWindowsTest {
     }
 
     @Test
+    @org.junit.jupiter.api.Timeout(value = 20, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+    @DisplayName("a window's key family is one no region key (live or retired) falls in: allocating windows after "
+            + "hundreds of regions came and went finds one, on the counted key layout and the random one")
+    void windowsAreAllocatedAfterManyDeregistrations() {
+        for (Fabric fabric : List.of(Fabric.deterministic(), Fabric.threaded())) {
+            try (TwoNodes nodes = new TwoNodes(fabric)) {
+                Mr mr = windowRegion(nodes);
+                List<Mr> regions = new java.util.ArrayList<>();
+                for (int i = 0; i < 300; i++) {
+                    regions.add(nodes.b.pd.regMr(nodes.b.memory.asSlice(0, 64), BINDABLE));
+                }
+                regions.forEach(Mr::close); // 300 freed slots, each with a retired key
+                for (int i = 0; i < 100; i++) {
+                    Mw mw = nodes.b.pd.allocMw(MwType.TYPE_1);
+                    assertThat(mw.rkey() & ~0xFF).isNotEqualTo(mr.lkey() & ~0xFF).isNotZero();
+                    mw.close();
+                }
+            }
+        }
+    }
+
+    @Test
     @DisplayName("ibv_bind_mw's own checks: a type 2 window EINVAL, a region of another PD EPERM; dereg of a "
             + "region with a window bound EINVAL (rxe_dereg_mr), dealloc of a PD with a window EBUSY")
     void synchronousErrors() {
