@@ -152,4 +152,13 @@ public enum Quirk {
      * must lie within the window) refuses it, as the default does (REM_ACCESS_ERR).
      */
     WINDOW_ACCESS_CHECKED_AGAINST_ITS_REGION_ONLY,
+    /**
+     * The receive of a SEND_WITH_INV carries IBV_WC_IP_CSUM_OK in {@code wc_flags} instead of IBV_WC_WITH_INV
+     * (invalidated_rkey is right): {@code rxe_resp.c do_complete} sets the kernel's {@code IB_WC_WITH_INVALIDATE}
+     * ({@code 1 << 2}) in the {@code ib_uverbs_wc} that the rxe provider hands to the poller as it is, and
+     * libibverbs' {@code 1 << 2} is IBV_WC_IP_CSUM_OK (IBV_WC_WITH_INV is {@code 1 << 3}). Seen on rxe0 under 6.12
+     * (WITH_INV absent, {@code MemoryWindowTest#sendWithInvalidateFreesAType2Window}); the IP_CSUM_OK bit is read
+     * from the source.
+     */
+    WITH_INV_REPORTED_AS_IP_CSUM_OK,
 }

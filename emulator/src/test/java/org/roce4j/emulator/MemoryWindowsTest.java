@@ -236,6 +236,27 @@ class MemoryWindowsTest {
         }
     }
 
+    @OnEveryProfile
+    @DisplayName("the receive of a SEND_WITH_INV carries IBV_WC_WITH_INV; rxe's carries IP_CSUM_OK, the kernel's "
+            + "IB_WC_WITH_INVALIDATE bit read by libibverbs (Quirk.WITH_INV_REPORTED_AS_IP_CSUM_OK)")
+    void sendWithInvalidateFlags(DeviceProfile profile) {
+        try (TwoNodes nodes = new TwoNodes(Fabric.deterministic(), profile)) {
+            Qp[] pair = nodes.connectedPair(QpType.RC, Mtu.MTU_1024);
+            Mr mr = windowRegion(nodes);
+            Mw mw = nodes.b.pd.allocMw(MwType.TYPE_2);
+            int rkey = Mw.incRkey(mw.rkey());
+            pair[1].postSend(SendWr.bindMw(3, mw, rkey, new MwBindInfo(mr, mr.address(), 4096, WRITE_READ)));
+            poll(nodes.b);
+            pair[1].postRecv(RecvWr.of(10, nodes.b.mr, 0, 64));
+            pair[0].postSend(SendWr.send(1, nodes.a.mr, 0, 16).opcode(WrOpcode.SEND_WITH_INV).invalidateRkey(rkey));
+            WorkCompletion received = poll(nodes.b).getFirst();
+            boolean rxe = profile != DeviceProfile.LINUX;
+            assertThat(received.has(org.roce4j.verbs.WcFlag.WITH_INV)).isEqualTo(!rxe);
+            assertThat(received.has(org.roce4j.verbs.WcFlag.IP_CSUM_OK)).isEqualTo(rxe);
+            assertThat(received.invalidatedRkey()).isEqualTo(rkey);
+        }
+    }
+
     @Test
     @DisplayName("SEND_WITH_INV of a type 2 window's rkey frees it at the responder (IBTA 10.6.7.2.4); of a type 1 "
             + "window's it fails (o10-37.2.26): REM_INV_REQ_ERR")

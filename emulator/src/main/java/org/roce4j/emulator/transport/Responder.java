@@ -499,7 +499,10 @@ public final class Responder {
                     imm = p.immediateData();
                 }
                 if (opcode.hasInvalidate()) {
-                    flags |= WcFlag.WITH_INV.bit();
+                    // rxe_resp.c do_complete writes the kernel's IB_WC_WITH_INVALIDATE (1 << 2) into the user CQE:
+                    // libibverbs reads that bit as IBV_WC_IP_CSUM_OK.
+                    flags |= rnic.model.has(Quirk.WITH_INV_REPORTED_AS_IP_CSUM_OK)
+                            ? WcFlag.IP_CSUM_OK.bit() : WcFlag.WITH_INV.bit();
                     invalidated = p.invalidateRkey();
                 }
                 qp.completeReceive(cursor.wrId, WcStatus.SUCCESS, write ? WcOpcode.RECV_RDMA_WITH_IMM : WcOpcode.RECV,
