@@ -202,8 +202,9 @@ class MemoryWindowTest {
             Expect.success(Completions.awaitOne(s.a.cq), 12, WcOpcode.SEND);
             WorkCompletion recv = Completions.awaitOne(s.b.cq);
             Expect.success(recv, 11, WcOpcode.RECV);
-            assertThat(recv.invalidatedRkey()).as("invalidated_rkey").isEqualTo(rkey);
             Expect.outcome("IBV_WC_WITH_INV of the receive", true, recv.has(WcFlag.WITH_INV));
+            // rxe0 under 6.1 also reports invalidated_rkey 0 (seen; not modelled: the check above fails first there)
+            assertThat(recv.invalidatedRkey()).as("invalidated_rkey").isEqualTo(rkey);
             Expect.status(s.write(1, 0, 64, rkey), 1, WcStatus.REM_ACCESS_ERR);
         }
     }
