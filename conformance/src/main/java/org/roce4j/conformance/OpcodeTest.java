@@ -64,6 +64,7 @@ class OpcodeTest {
             case ATOMIC_CMP_AND_SWP -> compareAndSwap(true);
             case SEND_WITH_INV -> sendWithInvalidate();
             case LOCAL_INV -> localInvalidate();
+            case BIND_MW -> bindMw(type);
             // libibverbs posts ATOMIC WRITE through ibv_wr_atomic_write only (rxe's post_send would send the SGE
             // itself as the 8 bytes): the extended QP's builder, skipped where the device has no ATOMIC WRITE.
             case ATOMIC_WRITE -> new AtomicWriteTest(backend).atomicWriteStoresEightBytes();
@@ -330,6 +331,33 @@ class OpcodeTest {
             pair.qpA.postSend(SendWr.rdmaWrite(3, src, 0, 64, victim.address(), victim.rkey()));
             Expect.status(Completions.awaitOne(a.cq), 3, WcStatus.REM_ACCESS_ERR);
             Bytes.assertUntouched(victim.segment(), 0, 64, "invalidated region");
+        }
+    }
+
+    /**
+     * BIND_MW (IBTA 10.6.7.2.4, rxe_bind_mw): a type 2 window bound by the responder's QP completes BIND_MW,
+     * sends nothing, and a WRITE from the peer through its rkey lands in the region. Skipped on a device that
+     * does not report type 2B windows.
+     */
+    void bindMw(QpType type) throws Exception {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
+            org.junit.jupiter.api.Assumptions.assumeTrue(b.context.queryDevice().deviceCapFlags()
+                    .contains(org.roce4j.verbs.DeviceCapFlag.MEM_WINDOW_TYPE_2B), "no MEM_WINDOW_TYPE_2B");
+            QpPair pair = QpPair.connect(a, b, type, Mtu.MTU_1024);
+            Mr target = b.register(256, java.util.EnumSet.of(org.roce4j.verbs.AccessFlag.LOCAL_WRITE,
+                    org.roce4j.verbs.AccessFlag.MW_BIND));
+            Bytes.canary(target.segment());
+            org.roce4j.verbs.Mw mw = b.track(b.pd.allocMw(org.roce4j.verbs.MwType.TYPE_2));
+            int rkey = org.roce4j.verbs.Mw.incRkey(mw.rkey());
+            pair.qpB.postSend(SendWr.bindMw(6, mw, rkey, new org.roce4j.verbs.MwBindInfo(target, target.address(), 256,
+                    java.util.EnumSet.of(org.roce4j.verbs.AccessFlag.REMOTE_WRITE))));
+            Expect.success(Completions.awaitOne(b.cq), 6, WcOpcode.BIND_MW);
+            assertThat(Completions.drain(a.cq)).as("BIND_MW sends nothing").isEmpty();
+            Mr src = a.register(64);
+            Bytes.write(src.segment(), 0, Bytes.pattern(SEED, 64));
+            pair.qpA.postSend(SendWr.rdmaWrite(7, src, 0, 64, target.address() + 128, rkey));
+            Expect.success(Completions.awaitOne(a.cq), 7, WcOpcode.RDMA_WRITE);
+            Bytes.assertAt(target.segment(), 128, Bytes.pattern(SEED, 64), "WRITE through the window");
         }
     }
 

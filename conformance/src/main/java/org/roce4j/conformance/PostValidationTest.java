@@ -87,7 +87,8 @@ class PostValidationTest {
         List<Arguments> all = new ArrayList<>();
         for (QpType type : QpType.values()) {
             for (WrOpcode opcode : WrOpcode.values()) {
-                if (!opcode.isAllowedOn(type)) {
+                // BIND_MW is refused at post where the QP type lacks it: bindMwOnUdIsEinval
+                if (!opcode.isAllowedOn(type) && opcode != WrOpcode.BIND_MW) {
                     all.add(Arguments.of(type, opcode));
                 }
             }
@@ -115,6 +116,24 @@ class PostValidationTest {
             Expect.status(wcs.get(0), 77, WcStatus.LOC_QP_OP_ERR);
             Expect.status(wcs.get(1), 78, WcStatus.WR_FLUSH_ERR);
             Expect.outcome("state of the QP", QpState.ERR, pair.qpA.state());
+        }
+    }
+
+    @org.junit.jupiter.api.Test
+    @DisplayName("rdma-core rxe validate_send_wr: a BIND_MW on a UD QP is EINVAL at post (RC and UC only), unlike "
+            + "other opcodes a QP type lacks")
+    void bindMwOnUdIsEinval() throws Exception {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
+            org.junit.jupiter.api.Assumptions.assumeTrue(a.context.queryDevice().deviceCapFlags()
+                    .contains(org.roce4j.verbs.DeviceCapFlag.MEM_WINDOW_TYPE_2B), "no MEM_WINDOW_TYPE_2B");
+            QpPair pair = QpPair.connect(a, b, QpType.UD, Mtu.MTU_1024);
+            Mr mr = a.register(64, java.util.EnumSet.of(org.roce4j.verbs.AccessFlag.LOCAL_WRITE,
+                    org.roce4j.verbs.AccessFlag.MW_BIND));
+            org.roce4j.verbs.Mw mw = a.track(a.pd.allocMw(org.roce4j.verbs.MwType.TYPE_2));
+            SendWr bind = SendWr.bindMw(5, mw, org.roce4j.verbs.Mw.incRkey(mw.rkey()), new org.roce4j.verbs.MwBindInfo(
+                    mr, mr.address(), 64, java.util.EnumSet.of(org.roce4j.verbs.AccessFlag.REMOTE_READ)))
+                    .ud(pair.ahToB, pair.qpB.qpNum(), QpPair.QKEY);
+            Expect.badWr(Errno.EINVAL, 0, () -> pair.qpA.postSend(bind));
         }
     }
 

@@ -166,4 +166,21 @@ public enum Quirk {
      * {@link #REQUESTER_ERRORS_FLUSH_THE_SEND_QUEUE}) or send too few bytes. Measured on 6.12 (ExtendedQpTest).
      */
     WR_SET_SGE_LIST_LENGTH_IS_COUNT_TIMES_FIRST,
+    /**
+     * A remote access through a memory window is held to the bounds of the region behind it, not to the
+     * window's own: {@code rxe_resp.c check_rkey} resolves a window's rkey with {@code rxe_lookup_mw} (key,
+     * PD, QP, rights, state) and then calls {@code mr_check_range(mr, va, resid)} on the window's MR, so a
+     * peer holding the window's rkey reaches every byte of the region. IBTA 10.6.7 (C10-76 ... the access
+     * must lie within the window) refuses it, as the default does (REM_ACCESS_ERR).
+     */
+    WINDOW_ACCESS_CHECKED_AGAINST_ITS_REGION_ONLY,
+    /**
+     * The receive of a SEND_WITH_INV carries IBV_WC_IP_CSUM_OK in {@code wc_flags} instead of IBV_WC_WITH_INV
+     * (invalidated_rkey is right): {@code rxe_resp.c do_complete} sets the kernel's {@code IB_WC_WITH_INVALIDATE}
+     * ({@code 1 << 2}) in the {@code ib_uverbs_wc} that the rxe provider hands to the poller as it is, and
+     * libibverbs' {@code 1 << 2} is IBV_WC_IP_CSUM_OK (IBV_WC_WITH_INV is {@code 1 << 3}). Seen on rxe0 under 6.12
+     * (WITH_INV absent, {@code MemoryWindowTest#sendWithInvalidateFreesAType2Window}); the IP_CSUM_OK bit is read
+     * from the source.
+     */
+    WITH_INV_REPORTED_AS_IP_CSUM_OK,
 }

@@ -16,7 +16,8 @@ class DeviceCapabilitiesProfileTest {
         try (Context ctx = ProfiledDevice.open(DeviceProfile.LINUX)) {
             assertThat(DeviceCapFlag.bits(ctx.queryDevice().deviceCapFlags())).isEqualTo(
                     DeviceCapFlag.UD_AV_PORT_ENFORCE.bit() | DeviceCapFlag.SYS_IMAGE_GUID.bit()
-                            | DeviceCapFlag.RC_RNR_NAK_GEN.bit() | DeviceCapFlag.SRQ_RESIZE.bit());
+                            | DeviceCapFlag.RC_RNR_NAK_GEN.bit() | DeviceCapFlag.SRQ_RESIZE.bit()
+                            | DeviceCapFlag.MEM_WINDOW.bit() | DeviceCapFlag.MEM_WINDOW_TYPE_2B.bit());
             assertThat(ctx.numCompVectors()).isEqualTo(1);
         }
     }

@@ -81,7 +81,8 @@ final class IbvContext extends Resource implements Context {
         asyncFd = this.context.get(JAVA_INT, Layouts.offset(Layouts.IBV_CONTEXT, "async_fd"));
     }
 
-    private MemorySegment op(String name) {
+    /** A function pointer of {@code context->ops} by its field name ({@link Layouts#CONTEXT_OPS}). */
+    MemorySegment op(String name) {
         return context.get(ADDRESS, OPS + Layouts.offset(Layouts.IBV_CONTEXT_OPS, name));
     }
 

@@ -18,7 +18,7 @@ import org.roce4j.verbs.Pd;
 
 /** A registered memory region: {@code struct ibv_mr *}. */
 final class IbvMr extends Resource implements Mr {
-    private final MemorySegment mr;
+    final MemorySegment mr;
     // changed by rereg (under the lock), read without it
     private volatile IbvPd pd;
     private volatile MemorySegment memory;

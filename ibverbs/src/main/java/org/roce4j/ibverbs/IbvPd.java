@@ -17,6 +17,8 @@ import org.roce4j.verbs.AhAttr;
 import org.roce4j.verbs.Context;
 import org.roce4j.verbs.Errno;
 import org.roce4j.verbs.Mr;
+import org.roce4j.verbs.Mw;
+import org.roce4j.verbs.MwType;
 import org.roce4j.verbs.Pd;
 import org.roce4j.verbs.Qp;
 import org.roce4j.verbs.QpCap;
@@ -71,6 +73,15 @@ final class IbvPd extends Resource implements Pd {
         addChild();
         context.registeredMemory.add(memory);
         return new IbvMr(this, mr.reinterpret(Layouts.IBV_MR.byteSize()), memory, iova, access);
+    }
+
+    @Override
+    public Mw allocMw(MwType type) {
+        Objects.requireNonNull(type, "type");
+        checkOpen("ibv_alloc_mw");
+        IbvMw mw = IbvMw.allocate(this, type);
+        addChild();
+        return mw;
     }
 
     @Override

@@ -1,7 +1,9 @@
 package org.roce4j.ibverbs;
 
+import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import java.lang.foreign.Arena;
@@ -16,6 +18,9 @@ import java.util.function.Consumer;
 import org.roce4j.verbs.AccessFlag;
 import org.roce4j.verbs.Errno;
 import org.roce4j.verbs.Mtu;
+import org.roce4j.verbs.Mw;
+import org.roce4j.verbs.MwBind;
+import org.roce4j.verbs.MwBindInfo;
 import org.roce4j.verbs.Pd;
 import org.roce4j.verbs.Qp;
 import org.roce4j.verbs.QpAttr;
@@ -240,6 +245,40 @@ final class IbvQp extends Resource implements Qp {
         synchronized (sendChain) {
             checkOpen("ibv_post_send");
             sendChain.post(pd.context.postSend, qp, wrs);
+        }
+    }
+
+    /**
+     * {@code ibv_bind_mw}: its inline checks ({@link MwBind#checkIbvBindMw}), then the provider's
+     * {@code bind_mw} through {@code context->ops}, which posts the BIND_MW and writes the new rkey into the
+     * {@code struct ibv_mw}. A bind without a region is refused first: rdma-core's rxe provider reads
+     * {@code mr->lkey} of every bind, and a NULL there would kill the JVM.
+     */
+    @Override
+    public void bindMw(Mw mw, MwBind bind) {
+        Objects.requireNonNull(mw, "mw");
+        Objects.requireNonNull(bind, "bind");
+        MwBind.checkIbvBindMw(mw, bind);
+        MwBindInfo info = bind.bindInfo();
+        if (!(mw instanceof IbvMw window) || window.isClosed() || !(info.mr() instanceof IbvMr mr) || mr.isClosed()) {
+            throw new VerbsException(Errno.EINVAL, "ibv_bind_mw: an open window and region of this provider are needed");
+        }
+        synchronized (sendChain) {
+            checkOpen("ibv_bind_mw");
+            try (Arena arena = Arena.ofConfined()) {
+                var l = Layouts.IBV_MW_BIND;
+                MemorySegment b = arena.allocate(l);
+                b.set(JAVA_LONG, Layouts.offset(l, "wr_id"), bind.wrId());
+                b.set(JAVA_INT, Layouts.offset(l, "send_flags"), bind.sendFlags());
+                b.set(ADDRESS, Layouts.offset(l, "bind_info.mr"), mr.mr);
+                b.set(JAVA_LONG, Layouts.offset(l, "bind_info.addr"), info.addr());
+                b.set(JAVA_LONG, Layouts.offset(l, "bind_info.length"), info.length());
+                b.set(JAVA_INT, Layouts.offset(l, "bind_info.mw_access_flags"), AccessFlag.bits(info.mwAccessFlags()));
+                int errno = LibIbverbs.statusOf(pd.context.op("bind_mw"), Ops.BIND_MW, qp, window.mw, b);
+                if (errno != 0) {
+                    throw new VerbsException(Errno.of(errno), "ibv_bind_mw failed (errno " + errno + ")");
+                }
+            }
         }
     }
 

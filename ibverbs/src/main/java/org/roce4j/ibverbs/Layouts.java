@@ -227,6 +227,27 @@ final class Layouts {
             JAVA_INT.withName("length"),
             JAVA_INT.withName("lkey")).withName("ibv_sge");
 
+    static final StructLayout IBV_MW = structLayout(
+            ADDRESS.withName("context"),
+            ADDRESS.withName("pd"),
+            JAVA_INT.withName("rkey"),
+            JAVA_INT.withName("handle"),
+            JAVA_INT.withName("type"),
+            paddingLayout(4)).withName("ibv_mw");
+
+    static final StructLayout IBV_MW_BIND_INFO = structLayout(
+            ADDRESS.withName("mr"),
+            JAVA_LONG.withName("addr"),
+            JAVA_LONG.withName("length"),
+            JAVA_INT.withName("mw_access_flags"),
+            paddingLayout(4)).withName("ibv_mw_bind_info");
+
+    static final StructLayout IBV_MW_BIND = structLayout(
+            JAVA_LONG.withName("wr_id"),
+            JAVA_INT.withName("send_flags"),
+            paddingLayout(4),
+            IBV_MW_BIND_INFO.withName("bind_info")).withName("ibv_mw_bind");
+
     static final StructLayout IBV_SEND_WR = structLayout(
             JAVA_LONG.withName("wr_id"),
             ADDRESS.withName("next"),
@@ -244,7 +265,9 @@ final class Layouts {
                             JAVA_INT.withName("remote_qkey")).withName("ud")).withName("wr"),
             JAVA_INT.withName("qp_type"),           // union { struct { uint32_t remote_srqn; } xrc; }
             paddingLayout(4),
-            paddingLayout(48)                       // union { bind_mw; tso; }: unused here
+            structLayout(                           // union { bind_mw; tso; }: tso (raw packet QPs) unused here
+                    ADDRESS.withName("mw"), JAVA_INT.withName("rkey"), paddingLayout(4),
+                    IBV_MW_BIND_INFO.withName("bind_info")).withName("bind_mw")
     ).withName("ibv_send_wr");
 
     static final StructLayout IBV_RECV_WR = structLayout(
@@ -351,7 +374,7 @@ final class Layouts {
     static final List<MemoryLayout> CHECKED = List.of(IBV_GID, IBV_GID_ENTRY, IBV_DEVICE_ATTR, IBV_PORT_ATTR, IBV_ASYNC_EVENT,
             IBV_WC, IBV_PD, IBV_MR, IBV_GLOBAL_ROUTE, IBV_AH_ATTR, IBV_SRQ_ATTR, IBV_SRQ_INIT_ATTR, IBV_QP_CAP,
             IBV_QP_INIT_ATTR, IBV_QP_ATTR, IBV_SGE, IBV_SEND_WR, IBV_RECV_WR, IBV_COMP_CHANNEL, IBV_CQ, IBV_QP,
-            IBV_SRQ, IBV_CONTEXT_OPS, IBV_CONTEXT, VERBS_CONTEXT);
+            IBV_SRQ, IBV_CONTEXT_OPS, IBV_CONTEXT, VERBS_CONTEXT, IBV_MW, IBV_MW_BIND_INFO, IBV_MW_BIND);
 
     /** Byte offset of a dotted field path such as {@code "wr.rdma.remote_addr"} or {@code "ops.post_send"}. */
     static long offset(MemoryLayout layout, String path) {

@@ -29,6 +29,18 @@ final class Ops {
     static final MethodHandle POLL_CQ = LINKER.downcallHandle(
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS), Linker.Option.critical(false));
 
+    /** {@code struct ibv_mw *(*alloc_mw)(struct ibv_pd *, enum ibv_mw_type)}: the body of the inline {@code ibv_alloc_mw}. */
+    static final MethodHandle ALLOC_MW = LINKER.downcallHandle(
+            FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT), Linker.Option.captureCallState("errno"));
+
+    /** {@code int (*bind_mw)(struct ibv_qp *, struct ibv_mw *, struct ibv_mw_bind *)}: of {@code ibv_bind_mw}. */
+    static final MethodHandle BIND_MW = LINKER.downcallHandle(
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS), Linker.Option.captureCallState("errno"));
+
+    /** {@code int (*dealloc_mw)(struct ibv_mw *)}: of {@code ibv_dealloc_mw}. */
+    static final MethodHandle DEALLOC_MW = LINKER.downcallHandle(
+            FunctionDescriptor.of(JAVA_INT, ADDRESS), Linker.Option.captureCallState("errno"));
+
     /** {@code int (*req_notify_cq)(struct ibv_cq *, int solicited_only)}. */
     static final MethodHandle REQ_NOTIFY_CQ = LINKER.downcallHandle(
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), Linker.Option.critical(false));

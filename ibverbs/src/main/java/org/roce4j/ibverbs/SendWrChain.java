@@ -11,7 +11,9 @@ import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.List;
 
+import org.roce4j.verbs.AccessFlag;
 import org.roce4j.verbs.BadWorkRequestException;
+import org.roce4j.verbs.MwBindInfo;
 import org.roce4j.verbs.Errno;
 import org.roce4j.verbs.QpType;
 import org.roce4j.verbs.ScatterGatherList;
@@ -44,6 +46,12 @@ final class SendWrChain {
     private static final long UD_AH = Layouts.offset(Layouts.IBV_SEND_WR, "wr.ud.ah");
     private static final long UD_REMOTE_QPN = Layouts.offset(Layouts.IBV_SEND_WR, "wr.ud.remote_qpn");
     private static final long UD_REMOTE_QKEY = Layouts.offset(Layouts.IBV_SEND_WR, "wr.ud.remote_qkey");
+    private static final long BIND_MW_MW = Layouts.offset(Layouts.IBV_SEND_WR, "bind_mw.mw");
+    private static final long BIND_MW_RKEY = Layouts.offset(Layouts.IBV_SEND_WR, "bind_mw.rkey");
+    private static final long BIND_MR = Layouts.offset(Layouts.IBV_SEND_WR, "bind_mw.bind_info.mr");
+    private static final long BIND_ADDR = Layouts.offset(Layouts.IBV_SEND_WR, "bind_mw.bind_info.addr");
+    private static final long BIND_LENGTH = Layouts.offset(Layouts.IBV_SEND_WR, "bind_mw.bind_info.length");
+    private static final long BIND_ACCESS = Layouts.offset(Layouts.IBV_SEND_WR, "bind_mw.bind_info.mw_access_flags");
     /** imm_data is __be32: the Java int is the value, sent in network byte order (as the emulator does). */
     private static final ValueLayout.OfInt BIG_ENDIAN_INT = JAVA_INT.withOrder(ByteOrder.BIG_ENDIAN);
 
@@ -108,6 +116,12 @@ final class SendWrChain {
                 problem = "ibv_post_send: a UD send needs an open address handle of this provider";
                 break;
             }
+            if (wr.opcode() == WrOpcode.BIND_MW && !(wr.mw() instanceof IbvMw mw && !mw.isClosed()
+                    && wr.bindInfo().mr() instanceof IbvMr mr && !mr.isClosed())) {
+                // rdma-core's rxe convert_send_wr dereferences bind_info.mr and mw: NULL would kill the JVM.
+                problem = "ibv_post_send: a BIND_MW needs an open window and region of this provider";
+                break;
+            }
             String outside = wr.has(SendFlag.INLINE) ? registeredMemory.inlineProblem(wr.sgList()) : null;
             if (outside != null) {
                 problem = "ibv_post_send: " + outside;
@@ -150,6 +164,14 @@ final class SendWrChain {
                 wrs.set(JAVA_LONG, at + UD_AH, ((IbvAh) wr.ah()).ah.address());
                 wrs.set(JAVA_INT, at + UD_REMOTE_QPN, wr.remoteQpn());
                 wrs.set(JAVA_INT, at + UD_REMOTE_QKEY, wr.remoteQkey());
+            } else if (opcode == WrOpcode.BIND_MW) {
+                MwBindInfo info = wr.bindInfo();
+                wrs.set(JAVA_LONG, at + BIND_MW_MW, ((IbvMw) wr.mw()).mw.address());
+                wrs.set(JAVA_INT, at + BIND_MW_RKEY, wr.bindRkey());
+                wrs.set(JAVA_LONG, at + BIND_MR, ((IbvMr) info.mr()).mr.address());
+                wrs.set(JAVA_LONG, at + BIND_ADDR, info.addr());
+                wrs.set(JAVA_LONG, at + BIND_LENGTH, info.length());
+                wrs.set(JAVA_INT, at + BIND_ACCESS, AccessFlag.bits(info.mwAccessFlags()));
             } else if (opcode.isAtomic()) {
                 wrs.set(JAVA_LONG, at + ATOMIC_REMOTE_ADDR, wr.remoteAddr());
                 wrs.set(JAVA_LONG, at + ATOMIC_COMPARE_ADD, wr.compareAdd());

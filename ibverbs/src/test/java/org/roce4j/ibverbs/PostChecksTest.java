@@ -75,8 +75,20 @@ class PostChecksTest {
     void allowedOpcodesReachThePostFunction() {
         IbvQp rc = qp(QpType.RC);
         for (WrOpcode opcode : WrOpcode.values()) {
-            rc.postSend(wr(5, opcode));   // sched_yield answers 0: posted
+            if (opcode != WrOpcode.BIND_MW) {   // needs a window: the next test
+                rc.postSend(wr(5, opcode));   // sched_yield answers 0: posted
+            }
         }
+    }
+
+    @Test
+    void aBindMwWithoutAWindowAndRegionOfThisProviderIsEinvalBeforeTheProviderSeesIt() {
+        // rdma-core's rxe convert_send_wr reads bind_info.mr->lkey and mw->rkey: NULL would kill the JVM.
+        assertThatThrownBy(() -> qp(QpType.RC).postSend(wr(6, WrOpcode.BIND_MW)))
+                .isInstanceOfSatisfying(BadWorkRequestException.class, bad -> {
+                    assertThat(bad.errno()).isEqualTo(Errno.EINVAL);
+                    assertThat(bad).hasMessageContaining("BIND_MW");
+                });
     }
 
     @Test

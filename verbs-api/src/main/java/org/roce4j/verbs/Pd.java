@@ -72,6 +72,17 @@ public interface Pd extends AutoCloseable {
      */
     Ah createAh(AhAttr attr);
 
+    /**
+     * {@return a new memory window of {@code type}: {@code ibv_alloc_mw}}; a type 1 window is valid but
+     * bound to nothing, a type 2 window is free until a BIND_MW work request binds it. EOPNOTSUPP from a
+     * provider without windows; ENOMEM past the device's max_mw.
+     *
+     * @param type TYPE_1 or TYPE_2
+     */
+    default Mw allocMw(MwType type) {
+        throw new VerbsException(Errno.EOPNOTSUPP, "ibv_alloc_mw: not supported by this provider");
+    }
+
     /** {@code ibv_dealloc_pd}. */
     @Override
     void close();

@@ -69,6 +69,21 @@ public interface Qp extends AutoCloseable {
     void postSend(List<SendWr> wrs);
 
     /**
+     * {@code ibv_bind_mw}: binds a type 1 window by posting a BIND_MW work request with the window's rkey
+     * incremented ({@link Mw#incRkey}), which is written back to the window when the post succeeds (as
+     * libibverbs writes {@code mw->rkey}); the bind itself happens when the QP reaches the request, and a
+     * failure completes MW_BIND_ERR (the caller must then undo nothing but the rkey it was told). EINVAL for
+     * a window that is not type 1 or a range without a region, EPERM for a region of another PD
+     * ({@link MwBind#checkIbvBindMw}); the post's own errors as {@link #postSend}.
+     *
+     * @param mw   the window (type 1)
+     * @param bind wr_id, send flags, region, range and rights
+     */
+    default void bindMw(Mw mw, MwBind bind) {
+        throw new VerbsException(Errno.EOPNOTSUPP, "ibv_bind_mw: not supported by this provider");
+    }
+
+    /**
      * {@code ibv_post_recv}. EINVAL in RESET, with an SRQ, or with too many SGEs; ENOMEM when full.
      *
      * @param wr the receive; copied, so it may be reused at once

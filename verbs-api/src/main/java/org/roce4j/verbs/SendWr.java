@@ -24,6 +24,9 @@ public final class SendWr {
     private Ah ah;
     private int remoteQpn;
     private int remoteQkey;
+    private Mw mw;
+    private int bindRkey;
+    private MwBindInfo bindInfo;
 
     /** An empty request (a SEND with wr_id 0, no SGE, no flags) to fill in, post, and reuse. */
     public SendWr() {
@@ -115,6 +118,29 @@ public final class SendWr {
                 .remote(remoteAddr, rkey).compareAdd(compare).swap(swapWith).signaled(true);
     }
 
+    /**
+     * {@return a signaled BIND_MW of a type 2 window: {@code mw} gets the key byte of {@code rkey} and the
+     * range and rights of {@code bindInfo}, and is then usable only through the QP that posts this}
+     *
+     * @param wrId     the wr_id its completion carries
+     * @param mw       the window (its rkey as the device last gave it)
+     * @param rkey     the window's new rkey: its low 8 bits are taken ({@link Mw#incRkey})
+     * @param bindInfo the region, range and rights
+     */
+    public static SendWr bindMw(long wrId, Mw mw, int rkey, MwBindInfo bindInfo) {
+        return new SendWr().wrId(wrId).opcode(WrOpcode.BIND_MW).bindMw(mw, rkey, bindInfo).signaled(true);
+    }
+
+    /**
+     * {@return a signaled LOCAL_INV of {@code rkey}: a type 2 window's, or a region's the device can invalidate}
+     *
+     * @param wrId the wr_id its completion carries
+     * @param rkey the key to invalidate
+     */
+    public static SendWr localInv(long wrId, int rkey) {
+        return new SendWr().wrId(wrId).opcode(WrOpcode.LOCAL_INV).invalidateRkey(rkey).signaled(true);
+    }
+
     /** {@return the wr_id: what the completion of this request carries ({@code wr_id})} */
     public long wrId() { return wrId; }
     /** {@return the operation ({@code opcode})} */
@@ -145,6 +171,12 @@ public final class SendWr {
     public int remoteQpn() { return remoteQpn; }
     /** {@return the Q_Key of UD sends ({@code wr.ud.remote_qkey})} */
     public int remoteQkey() { return remoteQkey; }
+    /** {@return the window a BIND_MW binds, or null ({@code bind_mw.mw})} */
+    public Mw mw() { return mw; }
+    /** {@return the new rkey of a BIND_MW, whose low 8 bits the window takes ({@code bind_mw.rkey})} */
+    public int bindRkey() { return bindRkey; }
+    /** {@return what a BIND_MW binds the window to, or null ({@code bind_mw.bind_info})} */
+    public MwBindInfo bindInfo() { return bindInfo; }
 
     /**
      * {@return whether {@code flag} is set}
@@ -269,6 +301,20 @@ public final class SendWr {
         return this;
     }
 
+    /**
+     * {@return this request, with the window, new rkey and bind info of a BIND_MW set}
+     *
+     * @param window the window
+     * @param rkey   its new rkey
+     * @param info   the region, range and rights
+     */
+    public SendWr bindMw(Mw window, int rkey, MwBindInfo info) {
+        mw = Objects.requireNonNull(window, "window");
+        bindRkey = rkey;
+        bindInfo = Objects.requireNonNull(info, "info");
+        return this;
+    }
+
     /** {@return this request, every field cleared for reuse (the SGE arrays keep their capacity)} */
     public SendWr reset() {
         wrId = 0;
@@ -284,6 +330,9 @@ public final class SendWr {
         ah = null;
         remoteQpn = 0;
         remoteQkey = 0;
+        mw = null;
+        bindRkey = 0;
+        bindInfo = null;
         return this;
     }
 
@@ -299,6 +348,8 @@ public final class SendWr {
                 + (opcode.targetsRemoteMemory()
                         ? ", remote_addr=0x" + Long.toHexString(remoteAddr) + ", rkey=0x" + Integer.toHexString(rkey)
                         : "")
+                + (mw != null ? ", mw rkey=0x" + Integer.toHexString(mw.rkey()) + ", rkey=0x"
+                        + Integer.toHexString(bindRkey) + ", " + bindInfo : "")
                 + (ah != null ? ", remote_qpn=" + remoteQpn + ", remote_qkey=0x" + Integer.toHexString(remoteQkey) : "")
                 + "}";
     }

@@ -31,6 +31,9 @@ public enum WrOpcode {
     // rxe: a local operation of RC queue pairs only.
     /** {@code IBV_WR_LOCAL_INV}: invalidate a local key; no packet is sent (RC). */
     LOCAL_INV(7, EnumSet.of(QpType.RC)),
+    // rxe_opcode.c rxe_wr_opcode_info: IB_WR_BIND_MW is a local operation of RC and UC queue pairs.
+    /** {@code IBV_WR_BIND_MW}: bind a memory window (type 2; type 1 through {@link Qp#bindMw}); no packet is sent (RC, UC). */
+    BIND_MW(8, EnumSet.of(QpType.RC, QpType.UC)),
     // IBTA 1.5 (9.4.7): RC only; rxe since kernel 6.2 (rxe_req.c next_opcode_rc), posted through ibv_wr_atomic_write.
     /** {@code IBV_WR_ATOMIC_WRITE}: 8 bytes written at the peer as one unit (IBTA 1.5; RC). Its 8 bytes are its data. */
     ATOMIC_WRITE(15, EnumSet.of(QpType.RC));
@@ -86,7 +89,7 @@ public enum WrOpcode {
 
     /** {@return true for operations completed locally, with no packet sent} */
     public boolean isLocal() {
-        return this == LOCAL_INV;
+        return this == LOCAL_INV || this == BIND_MW;
     }
 
     /** {@return the opcode its send completion reports} */
@@ -98,6 +101,7 @@ public enum WrOpcode {
             case ATOMIC_CMP_AND_SWP -> WcOpcode.COMP_SWAP;
             case ATOMIC_FETCH_AND_ADD -> WcOpcode.FETCH_ADD;
             case LOCAL_INV -> WcOpcode.LOCAL_INV;
+            case BIND_MW -> WcOpcode.BIND_MW;
             case ATOMIC_WRITE -> WcOpcode.ATOMIC_WRITE;
         };
     }

@@ -126,8 +126,7 @@ public final class Rnic implements Agent, FrameReceiver {
     public Rnic(Fabric fabric, String name, MacAddress mac, GidTable gids, Mtu activeMtu,
          DeviceModel model, ExternalLink link, KeySource keys, boolean capNetRaw) {
         this.capNetRaw = capNetRaw;
-        this.memoryRegions = new MemoryRegionTable(model.limits().maxMr(), keys,
-                !model.has(Quirk.ORDINARY_MRS_CANNOT_BE_INVALIDATED));
+        this.memoryRegions = new MemoryRegionTable(model.limits().maxMr(), keys, model);
         this.qpnBase = keys.qpnBase();
         this.model = model;
         this.name = name;

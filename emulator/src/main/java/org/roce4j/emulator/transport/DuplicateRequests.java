@@ -58,7 +58,7 @@ final class DuplicateRequests {
         if (p.rethRkey() != res.rkey || va < res.va || va + length > res.va + res.length) {
             return;
         }
-        if (length > 0 && rnic.memoryRegions.checkRemote(res.rkey, qp.pd, AccessFlag.REMOTE_READ.bit(), va, length)
+        if (length > 0 && rnic.memoryRegions.checkRemote(res.rkey, qp.pd, qp, AccessFlag.REMOTE_READ.bit(), va, length)
                 != MemoryRegionTable.Check.OK) {
             return;
         }

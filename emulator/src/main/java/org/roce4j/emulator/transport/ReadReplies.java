@@ -139,12 +139,12 @@ public final class ReadReplies {
         if (res.remaining > 0) {
             // rxe read_reply → rxe_recheck_mr: the region may have been invalidated or deregistered
             // since the READ executed; then class C, remote access error, and the QP goes to error.
-            if (rnic.memoryRegions.checkRemote(res.rkey, qp.pd, AccessFlag.REMOTE_READ.bit(), res.nextVa, res.remaining)
-                    != MemoryRegionTable.Check.OK) {
+            if (rnic.memoryRegions.checkRemote(res.rkey, qp.pd, qp, AccessFlag.REMOTE_READ.bit(), res.nextVa,
+                    res.remaining) != MemoryRegionTable.Check.OK) {
                 accessError(res);
                 return 0;
             }
-            region = rnic.memoryRegions.find(res.rkey);
+            region = rnic.memoryRegions.remoteRegion(res.rkey);
         }
         int sent = out.sendReadResponses(res, region, max);
         rnic.noteReadFramesQueued();

@@ -184,7 +184,7 @@ public final class Requester {
     }
 
     /**
-     * Begins a WQE: fence and credits, local checks, PSNs. A local operation (LOCAL_INV) executes
+     * Begins a WQE: fence and credits, local checks, PSNs. A local operation (LOCAL_INV, BIND_MW) executes
      * here. Returns false when the WQE must wait.
      */
     private boolean start(SendWqe wqe, long seq) {
@@ -211,6 +211,17 @@ public final class Requester {
                 wqe.state = WqeState.DONE;
             } else {
                 failInRequester(wqe, WcStatus.LOC_QP_OP_ERR);
+            }
+            return true;
+        }
+        if (opcode == WrOpcode.BIND_MW) {
+            // rxe_req.c rxe_do_local_ops: a failed bind completes IB_WC_MW_BIND_ERR (and the QP goes to ERR).
+            String problem = rnic.memoryRegions.bind(wqe.window, wqe.windowRkey, wqe.bindRkey, wqe.bindLkey,
+                    wqe.bindAddress, wqe.bindLength, wqe.bindAccess, qp, qp.pd);
+            if (problem == null) {
+                wqe.state = WqeState.DONE;
+            } else {
+                failInRequester(wqe, WcStatus.MW_BIND_ERR);
             }
             return true;
         }

@@ -361,11 +361,11 @@ public final class Responder {
             }
         }
         if (first) {
-            if (rnic.memoryRegions.checkRemote(rkey, qp.pd, access, targetVa, targetResid)
+            if (rnic.memoryRegions.checkRemote(rkey, qp.pd, qp, access, targetVa, targetResid)
                     != MemoryRegionTable.Check.OK) {
                 return RespState.ERR_RKEY_VIOLATION;
             }
-            target = rnic.memoryRegions.find(rkey);
+            target = rnic.memoryRegions.remoteRegion(rkey);
         } else if (target == null || target.state != MemoryRegion.State.VALID) {
             return RespState.ERR_RKEY_VIOLATION; // invalidated or deregistered in the middle of the message
         }
@@ -548,7 +548,10 @@ public final class Responder {
                     imm = p.immediateData();
                 }
                 if (opcode.hasInvalidate()) {
-                    flags |= WcFlag.WITH_INV.bit();
+                    // rxe_resp.c do_complete writes the kernel's IB_WC_WITH_INVALIDATE (1 << 2) into the user CQE:
+                    // libibverbs reads that bit as IBV_WC_IP_CSUM_OK.
+                    flags |= rnic.model.has(Quirk.WITH_INV_REPORTED_AS_IP_CSUM_OK)
+                            ? WcFlag.IP_CSUM_OK.bit() : WcFlag.WITH_INV.bit();
                     invalidated = p.invalidateRkey();
                 }
                 qp.completeReceive(cursor.wrId, WcStatus.SUCCESS, write ? WcOpcode.RECV_RDMA_WITH_IMM : WcOpcode.RECV,

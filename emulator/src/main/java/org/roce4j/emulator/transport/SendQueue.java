@@ -4,9 +4,13 @@ import org.roce4j.emulator.node.NetworkPath;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
+import org.roce4j.emulator.verbs.MemoryWindow;
+import org.roce4j.verbs.AccessFlag;
+import org.roce4j.verbs.MwBindInfo;
 import org.roce4j.verbs.ScatterGatherList;
 import org.roce4j.verbs.SendFlag;
 import org.roce4j.verbs.SendWr;
+import org.roce4j.verbs.WrOpcode;
 import org.roce4j.verbs.spi.RegisteredMemory;
 
 /**
@@ -130,6 +134,9 @@ public final class SendQueue {
         wqe.udPath = udPath;
         wqe.remoteQpn = wr.remoteQpn();
         wqe.remoteQkey = wr.remoteQkey();
+        if (wr.opcode() == WrOpcode.BIND_MW) {
+            copyBind(wqe, wr);
+        }
         wqe.state = WqeState.POSTED;
         wqe.started = false;
         wqe.status = null;
@@ -169,6 +176,18 @@ public final class SendQueue {
             at += len;
         }
         return true;
+    }
+
+    /** BIND_MW (rxe provider convert_send_wr): mw_rkey is the handle's rkey now, the rest from bind_info. */
+    private static void copyBind(SendWqe wqe, SendWr wr) {
+        MwBindInfo info = wr.bindInfo();
+        wqe.window = MemoryWindow.of(wr.mw());
+        wqe.windowRkey = wr.mw().rkey();
+        wqe.bindRkey = wr.bindRkey();
+        wqe.bindLkey = info.mr() != null ? info.mr().lkey() : 0;
+        wqe.bindAddress = info.addr();
+        wqe.bindLength = info.length();
+        wqe.bindAccess = AccessFlag.bits(info.mwAccessFlags());
     }
 
     /** Drops every WQE (RESET, or a QP being destroyed). */

@@ -1,6 +1,7 @@
 package org.roce4j.emulator.transport;
 
 import org.roce4j.emulator.node.NetworkPath;
+import org.roce4j.emulator.verbs.MemoryWindow;
 import org.roce4j.verbs.WcStatus;
 import org.roce4j.verbs.WrOpcode;
 
@@ -25,6 +26,14 @@ public final class SendWqe {
     NetworkPath udPath;
     int remoteQpn;
     int remoteQkey;
+    /** BIND_MW: the window, its rkey as the handle held it at post time, the new rkey, and what it binds. */
+    MemoryWindow window;
+    int windowRkey;
+    int bindRkey;
+    int bindLkey;
+    long bindAddress;
+    long bindLength;
+    int bindAccess;
 
     WqeState state;
     /** The requester started it (PSNs assigned, read/atomic credit taken). */

@@ -14,10 +14,12 @@ import org.roce4j.verbs.DeviceCapFlag;
 public final class DeviceCapabilities {
     /**
      * What the emulator implements: an address vector's port is checked (EmulatedPd.resolvePath), it reports
-     * a system image GUID, an RC responder without a receive WQE sends an RNR NAK, SRQs can be resized.
+     * a system image GUID, an RC responder without a receive WQE sends an RNR NAK, SRQs can be resized,
+     * memory windows of type 1 and type 2B work (MemoryRegionTable).
      */
     static final Set<DeviceCapFlag> IMPLEMENTED = EnumSet.of(DeviceCapFlag.UD_AV_PORT_ENFORCE,
-            DeviceCapFlag.SYS_IMAGE_GUID, DeviceCapFlag.RC_RNR_NAK_GEN, DeviceCapFlag.SRQ_RESIZE);
+            DeviceCapFlag.SYS_IMAGE_GUID, DeviceCapFlag.RC_RNR_NAK_GEN, DeviceCapFlag.SRQ_RESIZE,
+            DeviceCapFlag.MEM_WINDOW, DeviceCapFlag.MEM_WINDOW_TYPE_2B);
     /**
      * rxe_param.h RXE_DEVICE_CAP_FLAGS as {@code ibv_query_device} reports it on kernels 6.1 and 6.12
      * ({@code rxe-probe-capacities.c}: 0x1223c76): BAD_PKEY_CNTR, BAD_QKEY_CNTR, AUTO_PATH_MIG,

@@ -125,12 +125,15 @@ final class EmulatedMr extends Resource implements Mr {
         return new ReregMrException(code, errno, why);
     }
 
-    /** {@code ibv_dereg_mr}: no memory windows exist here, so it never answers EBUSY. */
+    /** {@code ibv_dereg_mr}; EINVAL while windows are bound to the region (rxe_verbs.c rxe_dereg_mr, IBA 10.6.7.2.6). */
     @Override
     public void close() {
         rnic.run(() -> {
             if (closed) {
                 return;
+            }
+            if (region.boundWindows > 0) {
+                throw invalid("ibv_dereg_mr", region.boundWindows + " memory windows are bound to the region");
             }
             closed = true;
             rnic.memoryRegions.deregister(region);

@@ -11,6 +11,8 @@ import org.roce4j.verbs.Ah;
 import org.roce4j.verbs.AhAttr;
 import org.roce4j.verbs.Context;
 import org.roce4j.verbs.Mr;
+import org.roce4j.verbs.Mw;
+import org.roce4j.verbs.MwType;
 import org.roce4j.verbs.Pd;
 import org.roce4j.verbs.Qp;
 import org.roce4j.verbs.QpEx;
@@ -27,6 +29,7 @@ final class EmulatedPd extends Resource implements Pd {
     int qps;
     int srqs;
     int ahs;
+    int mws;
 
     EmulatedPd(Rnic rnic, EmulatedContext context) {
         super(rnic);
@@ -61,6 +64,18 @@ final class EmulatedPd extends Resource implements Pd {
             context.registeredMemory.add(memory);
             mrs++;
             return new EmulatedMr(rnic, this, region);
+        });
+    }
+
+    @Override
+    public Mw allocMw(MwType type) {
+        Objects.requireNonNull(type, "type");
+        return rnic.call(() -> {
+            checkOpen("ibv_alloc_mw");
+            MemoryWindow window = new MemoryWindow(type, this);
+            rnic.memoryRegions.allocate(window);
+            mws++;
+            return new EmulatedMw(rnic, this, window);
         });
     }
 
@@ -186,6 +201,7 @@ final class EmulatedPd extends Resource implements Pd {
             checkNoChildren("ibv_dealloc_pd", qps, "queue pairs");
             checkNoChildren("ibv_dealloc_pd", srqs, "shared receive queues");
             checkNoChildren("ibv_dealloc_pd", ahs, "address handles");
+            checkNoChildren("ibv_dealloc_pd", mws, "memory windows");
             closed = true;
             context.pds--;
         });

@@ -22,6 +22,9 @@ import org.roce4j.verbs.AsyncEventType;
 import org.roce4j.verbs.BadWorkRequestException;
 import org.roce4j.verbs.Errno;
 import org.roce4j.verbs.Mtu;
+import org.roce4j.verbs.Mw;
+import org.roce4j.verbs.MwBind;
+import org.roce4j.verbs.VerbsException;
 import org.roce4j.verbs.Pd;
 import org.roce4j.verbs.Qp;
 import org.roce4j.verbs.QpAttr;
@@ -389,6 +392,28 @@ public final class EmulatedQp extends Resource implements Qp {
             for (int i = 0; i < wrs.size(); i++) {
                 postSendOne(wrs.get(i), i);
             }
+        });
+        rnic.wakeUp();
+    }
+
+    /**
+     * {@code ibv_bind_mw} as rdma-core's rxe provider does it (rxe_bind_mw): a BIND_MW work request with
+     * the window's rkey incremented, posted; on success the new rkey is written back to the handle.
+     */
+    @Override
+    public void bindMw(Mw mw, MwBind bind) {
+        Objects.requireNonNull(mw, "mw");
+        Objects.requireNonNull(bind, "bind");
+        MwBind.checkIbvBindMw(mw, bind);
+        if (bind.bindInfo().mr() == null) {
+            // rdma-core's rxe convert_send_wr reads mr->lkey of every bind: a null region is refused here.
+            throw new VerbsException(Errno.EINVAL, "ibv_bind_mw: no region (unbind with a region and length 0)");
+        }
+        SendWr wr = new SendWr().wrId(bind.wrId()).opcode(WrOpcode.BIND_MW).sendFlags(bind.sendFlags())
+                .bindMw(mw, Mw.incRkey(mw.rkey()), bind.bindInfo());
+        rnic.run(() -> {
+            postSendOne(wr, 0);
+            ((EmulatedMw) mw).rkey = wr.bindRkey(); // "user has to undo this if he gets an error wc"
         });
         rnic.wakeUp();
     }

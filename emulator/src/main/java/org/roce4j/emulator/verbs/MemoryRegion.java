@@ -40,6 +40,8 @@ public final class MemoryRegion {
     int lkey;
     int rkey;
     public State state = State.VALID;
+    /** Memory windows bound to it (rxe {@code num_mw}): while any is, it cannot be deregistered. */
+    int boundWindows;
 
     MemoryRegion(MemorySegment segment, int access, Object protectionDomain) {
         this(segment, segment.address(), access, protectionDomain);
@@ -66,9 +68,14 @@ public final class MemoryRegion {
 
     /** True when [va, va + len) lies inside the region (unsigned arithmetic, no overflow). */
     boolean contains(long va, long len) {
-        long offset = va - address;
-        return Long.compareUnsigned(va, address) >= 0 && Long.compareUnsigned(offset, length) <= 0
-                && Long.compareUnsigned(len, length - offset) <= 0;
+        return rangeContains(address, length, va, len);
+    }
+
+    /** True when [va, va + len) lies inside [base, base + size) (unsigned arithmetic, no overflow). */
+    static boolean rangeContains(long base, long size, long va, long len) {
+        long offset = va - base;
+        return Long.compareUnsigned(va, base) >= 0 && Long.compareUnsigned(offset, size) <= 0
+                && Long.compareUnsigned(len, size - offset) <= 0;
     }
 
     long offsetOf(long va) {

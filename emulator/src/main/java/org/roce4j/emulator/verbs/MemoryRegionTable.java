@@ -2,7 +2,11 @@ package org.roce4j.emulator.verbs;
 
 import java.util.ArrayDeque;
 
+import org.roce4j.emulator.DeviceModel;
+import org.roce4j.emulator.Quirk;
+import org.roce4j.verbs.AccessFlag;
 import org.roce4j.verbs.Errno;
+import org.roce4j.verbs.MwType;
 import org.roce4j.verbs.VerbsException;
 
 /**
@@ -15,6 +19,12 @@ import org.roce4j.verbs.VerbsException;
  * with probability 2^-32 per registration. Key 0 never names a region. Every use is checked in one
  * place, in the order rxe's {@code lookup_mr} and {@code mr_check_range} check: key, state,
  * protection domain, access, bounds.
+ *
+ * <p>Memory windows share the key space (IBTA 10.6.7: an R_Key names a region or a window): a window
+ * owns the 256 keys of its {@linkplain MemoryWindow#family family} (a bind changes the low byte, as
+ * {@code ibv_inc_rkey}), which no region key ever falls in. A remote key of a window's family is
+ * checked as rxe_mw.c {@code rxe_lookup_mw} checks it (exact key, PD, type 2: the QP it was bound by,
+ * bound, rights, state), then the window's bounds and the state of the region behind it.
  */
 public final class MemoryRegionTable {
     /** The outcome of a key check; anything but OK is a protection or access error. */
@@ -26,7 +36,9 @@ public final class MemoryRegionTable {
         ACCESS_DENIED,
         OUT_OF_BOUNDS,
         /** An ordinary region, on a device that invalidates only memory windows and fast-registration MRs. */
-        NOT_INVALIDATABLE
+        NOT_INVALIDATABLE,
+        /** A type 2 window used through another QP than the one it was bound by. */
+        WRONG_QP
     }
 
     /** Deregistered keys remembered, so that none of them is issued again while remembered. */
@@ -34,7 +46,15 @@ public final class MemoryRegionTable {
     /** What a retired key maps to: a region no key names (its lkey is 0). */
     private static final MemoryRegion RETIRED = new MemoryRegion(java.lang.foreign.MemorySegment.NULL, 0, null);
 
-    private final RegionsByKey byKey = new RegionsByKey();
+    private final RegionsByKey<MemoryRegion> byKey = new RegionsByKey<>();
+    /** Windows by {@link MemoryWindow#family}. */
+    private final RegionsByKey<MemoryWindow> windows = new RegionsByKey<>();
+    /**
+     * rxe's RXE_MAX_MW (what it reports as max_mw). TODO(lead): read DeviceLimits' max_mw here once it
+     * has one, as maxRegions is read.
+     */
+    static final int MAX_WINDOWS = 524287;
+    private int liveWindows;
     private final ArrayDeque<Integer> retired = new ArrayDeque<>();
     private final KeySource keys;
     private int live;
@@ -42,19 +62,20 @@ public final class MemoryRegionTable {
 
     /** Whether LOCAL_INV and SEND_WITH_INV may invalidate a region from ibv_reg_mr (IBTA 10.6.5). */
     private final boolean ordinaryRegionsInvalidate;
+    /** Whether a remote access through a window is held to the window's bounds (IBTA 10.6.7) or only its region's. */
+    private final boolean windowBoundsChecked;
 
     public MemoryRegionTable(int maxRegions, KeySource keys) {
-        this(maxRegions, keys, true);
+        this(maxRegions, keys, org.roce4j.emulator.DeviceProfile.LINUX.model());
     }
 
-    /**
-     * @param ordinaryRegionsInvalidate false for a device that invalidates only memory windows and
-     *                                  fast-registration MRs ({@code Quirk.ORDINARY_MRS_CANNOT_BE_INVALIDATED})
-     */
-    public MemoryRegionTable(int maxRegions, KeySource keys, boolean ordinaryRegionsInvalidate) {
+    /** A table with the rules of {@code model}'s quirks. */
+    public MemoryRegionTable(int maxRegions, KeySource keys, DeviceModel model) {
         this.maxRegions = maxRegions;
         this.keys = keys;
-        this.ordinaryRegionsInvalidate = ordinaryRegionsInvalidate;
+        // rxe_mr.c rxe_invalidate_mr: an MR whose type is not IB_MR_TYPE_MEM_REG (fast registration) is -EINVAL.
+        this.ordinaryRegionsInvalidate = !model.has(Quirk.ORDINARY_MRS_CANNOT_BE_INVALIDATED);
+        this.windowBoundsChecked = !model.has(Quirk.WINDOW_ACCESS_CHECKED_AGAINST_ITS_REGION_ONLY);
     }
 
     /** Gives the region a key from the key source; sets its lkey, and its rkey when remote access is allowed. */
@@ -62,7 +83,8 @@ public final class MemoryRegionTable {
         if (live >= maxRegions) {
             throw new VerbsException(Errno.ENOMEM, "ibv_reg_mr: the device's " + maxRegions + " MRs are in use");
         }
-        int key = keys.nextMemoryKey(byKey::contains); // neither live nor remembered as retired
+        // neither live nor remembered as retired, nor of a window's family
+        int key = keys.nextMemoryKey(k -> byKey.contains(k) || windows.contains(MemoryWindow.family(k)));
         region.lkey = key;
         region.rkey = MemoryRegion.allowsRemoteAccess(region.access) ? key : 0;
         region.state = MemoryRegion.State.VALID;
@@ -120,15 +142,58 @@ public final class MemoryRegionTable {
 
     /**
      * Checks a remote access as rxe_resp.c: check_rkey does (lookup_mr, mr_check_range): R_Key, PD of
-     * the QP, access right, bounds (IBTA 10.6.3.3).
-     * Zero-length accesses are not checked (IBTA 9.4.1.1, rxe {@code check_rkey}): the caller skips them.
+     * the QP, access right, bounds (IBTA 10.6.3.3); a window's key as {@code rxe_lookup_mw} (see the class
+     * comment). Zero-length accesses are not checked (IBTA 9.4.1.1, rxe {@code check_rkey}): the caller
+     * skips them.
+     *
+     * @param qp the QP the request arrived on (a type 2 window serves only the QP it was bound by)
      */
-    public Check checkRemote(int rkey, Object pd, int accessBit, long va, long length) {
+    public Check checkRemote(int rkey, Object pd, Object qp, int accessBit, long va, long length) {
+        MemoryWindow window = windows.get(MemoryWindow.family(rkey));
+        if (window != null) {
+            return checkWindow(window, rkey, pd, qp, accessBit, va, length);
+        }
         MemoryRegion region = find(rkey);
         if (region != null && region.rkey != rkey) {
             return Check.NO_SUCH_KEY;
         }
         return check(region, pd, accessBit, va, length);
+    }
+
+    /** The region a remote key reaches: its own, or the one behind its window; null for neither. */
+    public MemoryRegion remoteRegion(int rkey) {
+        MemoryWindow window = windows.get(MemoryWindow.family(rkey));
+        return window != null ? window.region : find(rkey);
+    }
+
+    private Check checkWindow(MemoryWindow window, int rkey, Object pd, Object qp, int accessBit, long va,
+                              long length) {
+        // rxe_mw.c rxe_lookup_mw, in its order.
+        if (window.rkey != rkey) {
+            return Check.NO_SUCH_KEY;
+        }
+        if (window.protectionDomain != pd) {
+            return Check.WRONG_PD;
+        }
+        if (window.type == MwType.TYPE_2 && window.boundQp != qp) {
+            return Check.WRONG_QP; // IBTA 10.6.7.2.4: a type 2B window serves the QP it was bound by
+        }
+        if (window.length == 0 || window.state != MemoryWindow.State.VALID) {
+            return Check.INVALIDATED;
+        }
+        if (!window.allows(accessBit)) {
+            return Check.ACCESS_DENIED;
+        }
+        if (windowBoundsChecked && !window.contains(va, length)) {
+            return Check.OUT_OF_BOUNDS;
+        }
+        // rxe_resp.c check_rkey: mr_check_range(mw->mr, ...) -- the region's bounds hold either way; the
+        // region's own state too (the default invalidates ordinary MRs: their windows then fail).
+        MemoryRegion region = window.region;
+        if (region.state != MemoryRegion.State.VALID) {
+            return Check.INVALIDATED;
+        }
+        return region.contains(va, length) ? Check.OK : Check.OUT_OF_BOUNDS;
     }
 
     private static Check check(MemoryRegion region, Object pd, int accessBit, long va, long length) {
@@ -156,6 +221,10 @@ public final class MemoryRegionTable {
      * access error until it is deregistered.
      */
     public Check invalidate(int rkey, Object pd) {
+        MemoryWindow window = windows.get(MemoryWindow.family(rkey));
+        if (window != null) {
+            return invalidateWindow(window, rkey, pd);
+        }
         MemoryRegion region = find(rkey);
         if (region == null || region.rkey != rkey || rkey == 0) {
             return Check.NO_SUCH_KEY;
@@ -173,5 +242,127 @@ public final class MemoryRegionTable {
         }
         region.state = MemoryRegion.State.INVALID;
         return Check.OK;
+    }
+
+    /**
+     * rxe_mw.c rxe_invalidate_mw: the exact key, a bound window, and type 2 (o10-37.2.26: a type 1 window is
+     * not invalidated by LOCAL_INV or SEND_WITH_INV); then it is FREE, bound to nothing. The window's PD must
+     * be the QP's, as for a region (IBTA 10.6.7.2.4; rxe does not check it).
+     */
+    private static Check invalidateWindow(MemoryWindow window, int rkey, Object pd) {
+        if (window.rkey != rkey) {
+            return Check.NO_SUCH_KEY;
+        }
+        if (window.state != MemoryWindow.State.VALID) {
+            return Check.INVALIDATED; // FREE: rxe would dereference the QP it has not got
+        }
+        if (window.type == MwType.TYPE_1) {
+            return Check.NOT_INVALIDATABLE;
+        }
+        if (window.protectionDomain != pd) {
+            return Check.WRONG_PD;
+        }
+        window.unbind(MemoryWindow.State.FREE);
+        return Check.OK;
+    }
+
+    // ---- memory windows ------------------------------------------------------------------------
+
+    /** Gives a new window a key (rxe_mw.c rxe_alloc_mw); ENOMEM past max_mw. */
+    void allocate(MemoryWindow window) {
+        if (liveWindows >= MAX_WINDOWS) {
+            throw new VerbsException(Errno.ENOMEM, "ibv_alloc_mw: the device's " + MAX_WINDOWS + " MWs are in use");
+        }
+        int key = keys.nextMemoryKey(this::familyTaken);
+        window.rkey = key;
+        windows.put(MemoryWindow.family(key), window);
+        liveWindows++;
+    }
+
+    /** Whether any key of {@code key}'s family names a region (live or retired) or a window. */
+    private boolean familyTaken(int key) {
+        int family = MemoryWindow.family(key);
+        if (family == 0 || windows.contains(family)) {
+            return true;
+        }
+        for (int b = 0; b < 256; b++) {
+            if (byKey.contains(family | b)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** rxe_mw.c rxe_dealloc_mw / rxe_mw_cleanup: unbound, and its key family names nothing from now on. */
+    void deallocate(MemoryWindow window) {
+        if (windows.get(MemoryWindow.family(window.rkey)) == window) {
+            windows.remove(MemoryWindow.family(window.rkey));
+            liveWindows--;
+        }
+        window.unbind(MemoryWindow.State.INVALID);
+    }
+
+    /**
+     * Executes a BIND_MW work request (rxe_mw.c rxe_bind_mw); null when it bound, else why it failed, which
+     * completes the work request MW_BIND_ERR.
+     *
+     * @param postedRkey the window's rkey as the poster's handle held it ({@code wr.mw.mw_rkey})
+     * @param newRkey    its low byte becomes the window's key byte
+     * @param lkey       the region's lkey
+     */
+    public String bind(MemoryWindow window, int postedRkey, int newRkey, int lkey, long va, long length, int rights,
+                       Object qp, Object qpPd) {
+        if (window.state == MemoryWindow.State.INVALID || window.rkey != postedRkey) {
+            return "no window has rkey 0x" + Integer.toHexString(postedRkey);
+        }
+        MemoryRegion region = null;
+        if (length != 0) {
+            region = find(lkey);
+            if (region == null || region.state == MemoryRegion.State.FREE) {
+                return "no region has lkey 0x" + Integer.toHexString(lkey);
+            }
+        }
+        if ((rights & ~MemoryWindow.GRANTABLE) != 0) {
+            return "rights a window cannot grant";
+        }
+        String problem = bindProblem(window, region, va, length, rights, qpPd);
+        if (problem != null) {
+            return problem;
+        }
+        window.bind(newRkey, region, va, length, rights, qp);
+        return null;
+    }
+
+    /** rxe_mw.c rxe_check_bind_mw, rule by rule. */
+    private static String bindProblem(MemoryWindow window, MemoryRegion region, long va, long length, int rights,
+                                      Object qpPd) {
+        if (window.type == MwType.TYPE_1 && window.state != MemoryWindow.State.VALID) {
+            return "a type 1 window not valid";
+        }
+        if (window.type == MwType.TYPE_2) {
+            if (window.state != MemoryWindow.State.FREE) {
+                return "a type 2 window already bound: invalidate it first (o10-37.2.30)";
+            }
+            if (window.protectionDomain != qpPd) {
+                return "a type 2 window of another PD than the QP's (C10-72)";
+            }
+            if (region == null) {
+                return "a type 2 window bound to nothing (o10-37.2.40)";
+            }
+        }
+        if (region == null) {
+            return null; // a type 1 window unbound: length 0
+        }
+        if (!region.allows(AccessFlag.MW_BIND.bit())) {
+            return "the region does not allow MW_BIND (C10-73)";
+        }
+        int writes = AccessFlag.REMOTE_WRITE.bit() | AccessFlag.REMOTE_ATOMIC.bit();
+        if ((rights & writes) != 0 && !region.allows(AccessFlag.LOCAL_WRITE.bit())) {
+            return "remote write or atomic rights on a region without LOCAL_WRITE (C10-74)";
+        }
+        if (!region.contains(va, length)) {
+            return "the window reaches outside its region (C10-75)";
+        }
+        return null;
     }
 }

@@ -5,13 +5,14 @@ package org.roce4j.emulator.verbs;
  * backward-shift deletion), so a lookup costs O(1) and allocates nothing whatever the key layout
  * ({@link KeySource}). Key 0 marks an empty cell: it never names a region.
  */
-final class RegionsByKey {
+final class RegionsByKey<V> {
     private int[] keys = new int[64];
-    private MemoryRegion[] values = new MemoryRegion[64];
+    private Object[] values = new Object[64];
     private int size;
 
     /** The value stored for {@code key}, or null. */
-    MemoryRegion get(int key) {
+    @SuppressWarnings("unchecked")
+    V get(int key) {
         if (key == 0) {
             return null;
         }
@@ -19,7 +20,7 @@ final class RegionsByKey {
         for (int i = mix(key) & mask; ; i = (i + 1) & mask) {
             int k = keys[i];
             if (k == key) {
-                return values[i];
+                return (V) values[i];
             }
             if (k == 0) {
                 return null;
@@ -32,7 +33,7 @@ final class RegionsByKey {
     }
 
     /** Stores {@code value} (not null) for {@code key} (not 0), replacing what was there. */
-    void put(int key, MemoryRegion value) {
+    void put(int key, V value) {
         if (key == 0 || value == null) {
             throw new IllegalArgumentException("key 0 and null values are not stored");
         }
@@ -85,15 +86,20 @@ final class RegionsByKey {
 
     private void grow() {
         int[] oldKeys = keys;
-        MemoryRegion[] oldValues = values;
+        Object[] oldValues = values;
         keys = new int[oldKeys.length * 2];
-        values = new MemoryRegion[oldKeys.length * 2];
+        values = new Object[oldKeys.length * 2];
         size = 0;
         for (int i = 0; i < oldKeys.length; i++) {
             if (oldKeys[i] != 0) {
-                put(oldKeys[i], oldValues[i]);
+                putUnchecked(oldKeys[i], oldValues[i]);
             }
         }
+    }
+
+    @SuppressWarnings("unchecked")
+    private void putUnchecked(int key, Object value) {
+        put(key, (V) value);
     }
 
     /** Spreads counted keys ({@code index << 8 | byte}) over the table; random keys need no help. */

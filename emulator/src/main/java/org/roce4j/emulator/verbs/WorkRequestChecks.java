@@ -51,6 +51,12 @@ final class WorkRequestChecks {
             // ATOMIC WRITE's data is its 8 bytes (IBTA 1.5 9.4.7; rxe's wr_atomic_write sets dma.length = 8).
             return "an atomic operation carries exactly 8 bytes, not " + length;
         }
+        if (opcode == WrOpcode.BIND_MW) {
+            String problem = bindProblem(qp, wr);
+            if (problem != null) {
+                return problem;
+            }
+        }
         return udProblem(qp, wr);
     }
 
@@ -79,6 +85,27 @@ final class WorkRequestChecks {
             if (!(wr.ah() instanceof EmulatedAh ah) || ah.closed || ah.pd != qp.pd) {
                 return "a UD send needs an open address handle of the QP's protection domain";
             }
+        }
+        return null;
+    }
+
+    /**
+     * rdma-core's rxe provider validate_send_wr: a BIND_MW has no SGE and no immediate, on RC or UC only (so it
+     * is refused at post on UD, where other opcodes a QP type lacks are posted and fail later); and a window and
+     * region the emulator can resolve (the provider would dereference a null region).
+     */
+    private static String bindProblem(EmulatedQp qp, SendWr wr) {
+        if (wr.sgList().count() != 0 || wr.immData() != 0) {
+            return "a BIND_MW carries no SGE and no immediate data";
+        }
+        if (qp.type != QpType.RC && qp.type != QpType.UC) {
+            return "BIND_MW is posted on RC and UC QPs only";
+        }
+        if (!(wr.mw() instanceof EmulatedMw mw) || mw.closed || mw.pd.context != qp.pd.context) {
+            return "a BIND_MW needs an open memory window of the QP's context";
+        }
+        if (wr.bindInfo() == null || !(wr.bindInfo().mr() instanceof EmulatedMr)) {
+            return "a BIND_MW needs a memory region of the QP's context";
         }
         return null;
     }

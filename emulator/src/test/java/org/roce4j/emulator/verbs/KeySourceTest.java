@@ -136,7 +136,7 @@ class KeySourceTest {
             for (MemoryRegion region : live) {
                 if (region != null) {
                     assertThat(table.find(region.rkey)).isSameAs(region);
-                    assertThat(table.checkRemote(region.rkey, pd, AccessFlag.REMOTE_WRITE.bit(), region.address, 64))
+                    assertThat(table.checkRemote(region.rkey, pd, null, AccessFlag.REMOTE_WRITE.bit(), region.address, 64))
                             .isEqualTo(MemoryRegionTable.Check.OK);
                     assertThat(table.find(region.rkey ^ 1)).isNull();
                 }

@@ -52,7 +52,7 @@ class MemoryRegionTableTest {
         assertThat(remote.lkey >>> 8).isEqualTo(2);
         assertThat(local.rkey).isZero();
         assertThat(remote.rkey).isEqualTo(remote.lkey);
-        assertThat(table.checkRemote(0, pd, REMOTE_READ, local.address, 1)).isEqualTo(NO_SUCH_KEY);
+        assertThat(table.checkRemote(0, pd, null, REMOTE_READ, local.address, 1)).isEqualTo(NO_SUCH_KEY);
     }
 
     @Test
@@ -60,13 +60,13 @@ class MemoryRegionTableTest {
     void remoteChecks() {
         MemoryRegion region = register(LOCAL_WRITE | REMOTE_WRITE);
         long va = region.address;
-        assertThat(table.checkRemote(region.rkey, pd, REMOTE_WRITE, va, 4096)).isEqualTo(OK);
-        assertThat(table.checkRemote(region.rkey ^ 0x80, pd, REMOTE_WRITE, va, 8)).isEqualTo(NO_SUCH_KEY);
-        assertThat(table.checkRemote(region.rkey, otherPd, REMOTE_WRITE, va, 8)).isEqualTo(WRONG_PD);
-        assertThat(table.checkRemote(region.rkey, pd, REMOTE_READ, va, 8)).isEqualTo(ACCESS_DENIED);
-        assertThat(table.checkRemote(region.rkey, pd, REMOTE_WRITE, va + 4090, 8)).isEqualTo(OUT_OF_BOUNDS);
-        assertThat(table.checkRemote(region.rkey, pd, REMOTE_WRITE, va - 1, 8)).isEqualTo(OUT_OF_BOUNDS);
-        assertThat(table.checkRemote(region.rkey, pd, REMOTE_WRITE, va + 8, -1L)).isEqualTo(OUT_OF_BOUNDS);
+        assertThat(table.checkRemote(region.rkey, pd, null, REMOTE_WRITE, va, 4096)).isEqualTo(OK);
+        assertThat(table.checkRemote(region.rkey ^ 0x80, pd, null, REMOTE_WRITE, va, 8)).isEqualTo(NO_SUCH_KEY);
+        assertThat(table.checkRemote(region.rkey, otherPd, null, REMOTE_WRITE, va, 8)).isEqualTo(WRONG_PD);
+        assertThat(table.checkRemote(region.rkey, pd, null, REMOTE_READ, va, 8)).isEqualTo(ACCESS_DENIED);
+        assertThat(table.checkRemote(region.rkey, pd, null, REMOTE_WRITE, va + 4090, 8)).isEqualTo(OUT_OF_BOUNDS);
+        assertThat(table.checkRemote(region.rkey, pd, null, REMOTE_WRITE, va - 1, 8)).isEqualTo(OUT_OF_BOUNDS);
+        assertThat(table.checkRemote(region.rkey, pd, null, REMOTE_WRITE, va + 8, -1L)).isEqualTo(OUT_OF_BOUNDS);
         assertThat(table.checkLocal(region.lkey, pd, LOCAL_WRITE, va + 4095, 1)).isEqualTo(OK);
     }
 
@@ -76,7 +76,7 @@ class MemoryRegionTableTest {
         MemoryRegion first = register(LOCAL_WRITE | REMOTE_READ);
         int stale = first.rkey;
         table.deregister(first);
-        assertThat(table.checkRemote(stale, pd, REMOTE_READ, first.address, 1)).isEqualTo(NO_SUCH_KEY);
+        assertThat(table.checkRemote(stale, pd, null, REMOTE_READ, first.address, 1)).isEqualTo(NO_SUCH_KEY);
         for (int i = 0; i < 100; i++) {
             MemoryRegion again = register(LOCAL_WRITE | REMOTE_READ);
             assertThat(again.rkey).isNotEqualTo(stale);
@@ -92,7 +92,7 @@ class MemoryRegionTableTest {
         assertThat(table.invalidate(region.rkey + 0x100, pd)).isEqualTo(NO_SUCH_KEY);
         assertThat(table.invalidate(region.rkey, pd)).isEqualTo(OK);
         assertThat(table.invalidate(region.rkey, pd)).isEqualTo(INVALIDATED);
-        assertThat(table.checkRemote(region.rkey, pd, REMOTE_WRITE, region.address, 1)).isEqualTo(INVALIDATED);
+        assertThat(table.checkRemote(region.rkey, pd, null, REMOTE_WRITE, region.address, 1)).isEqualTo(INVALIDATED);
         assertThat(table.checkLocal(region.lkey, pd, 0, region.address, 1)).isEqualTo(INVALIDATED);
     }
 
