@@ -65,7 +65,9 @@ class DeviceProfileTest {
         assertThat(DeviceLimits.RXE_6_1.maxMsgSize()).as("6.1's RXE_PORT_MAX_MSG_SZ").isEqualTo(0x800000L);
         assertThat(DeviceLimits.RXE_6_1).usingRecursiveComparison().ignoringFields("maxMsgSize").isEqualTo(DeviceLimits.RXE);
         assertThat(DeviceLimits.DEFAULT.maxMw()).as("no memory windows in the default model yet").isZero();
-        assertThat(DeviceLimits.DEFAULT.maxMcastGrp()).as("no multicast in the default model yet").isZero();
+        assertThat(List.of(DeviceLimits.DEFAULT.maxMcastGrp(), DeviceLimits.DEFAULT.maxMcastQpAttach(),
+                DeviceLimits.DEFAULT.maxTotalMcastQpAttach())).as("the default model has multicast, with rxe's limits")
+                .containsExactly(rxe.maxMcastGrp(), rxe.maxMcastQpAttach(), rxe.maxTotalMcastQpAttach());
     }
 
     @Test

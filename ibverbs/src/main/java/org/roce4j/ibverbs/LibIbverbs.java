@@ -4,6 +4,7 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -59,6 +60,8 @@ final class LibIbverbs {
     final MethodHandle modifyQp;
     final MethodHandle queryQp;
     final MethodHandle destroyQp;
+    final MethodHandle attachMcast;
+    final MethodHandle detachMcast;
     final MethodHandle createSrq;
     final MethodHandle modifySrq;
     final MethodHandle querySrq;
@@ -108,6 +111,8 @@ final class LibIbverbs {
         modifyQp = errnoCall("ibv_modify_qp", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
         queryQp = errnoCall("ibv_query_qp", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS));
         destroyQp = errnoCall("ibv_destroy_qp", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        attachMcast = errnoCall("ibv_attach_mcast", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_SHORT));
+        detachMcast = errnoCall("ibv_detach_mcast", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_SHORT));
         createSrq = errnoCall("ibv_create_srq", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
         modifySrq = errnoCall("ibv_modify_srq", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
         querySrq = errnoCall("ibv_query_srq", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));

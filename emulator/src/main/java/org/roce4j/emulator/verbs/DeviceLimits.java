@@ -25,9 +25,9 @@ import org.roce4j.verbs.PortAttr;
  * @param maxQpInitRdAtom  the largest max_rd_atomic (RXE_MAX_QP_INIT_RD_ATOM)
  * @param maxResRdAtom     reported only (RXE_MAX_RES_RD_ATOM)
  * @param maxMw            reported only (RXE_MAX_MW)
- * @param maxMcastGrp      reported only (RXE_MAX_MCAST_GRP)
- * @param maxMcastQpAttach reported only (RXE_MAX_MCAST_QP_ATTACH)
- * @param maxTotalMcastQpAttach reported only (RXE_MAX_TOT_MCAST_QP_ATTACH)
+ * @param maxMcastGrp      ENOMEM past this many multicast groups; 0: ibv_attach_mcast is EINVAL (RXE_MAX_MCAST_GRP)
+ * @param maxMcastQpAttach ENOMEM past this many QPs in one group (RXE_MAX_MCAST_QP_ATTACH)
+ * @param maxTotalMcastQpAttach ENOMEM past this many attachments in all (RXE_MAX_TOT_MCAST_QP_ATTACH)
  * @param maxAh            ENOMEM past this many live AHs (RXE_MAX_AH)
  * @param maxSrq           reported only (RXE_MAX_SRQ)
  * @param maxSrqWr         the largest SRQ max_wr (RXE_MAX_SRQ_WR)
@@ -73,9 +73,9 @@ public record DeviceLimits(int maxQp, int maxQpWr, int maxSge, int maxSgeRd, int
     public static final DeviceLimits RXE_6_1 = rxe(0x800000L, 524287, 8192);
     /**
      * The default profile's: rxe's numbers (a soft RNIC's, whose tables are only memory), except for what the
-     * default model does not implement yet: memory windows and multicast groups, reported as 0.
+     * default model does not implement yet: memory windows, reported as 0.
      */
-    public static final DeviceLimits DEFAULT = rxe(0x80000000L, 0, 0);
+    public static final DeviceLimits DEFAULT = rxe(0x80000000L, 0, 8192);
 
     private static DeviceLimits rxe(long maxMsgSize, int maxMw, int maxMcastGrp) {
         return new DeviceLimits(

@@ -449,6 +449,26 @@ public final class EmulatedQp extends Resource implements Qp {
         }
     }
 
+    // ---- multicast ---------------------------------------------------------------------------
+
+    @Override
+    public void attachMcast(org.roce4j.verbs.Gid gid, int lid) {
+        Objects.requireNonNull(gid, "gid");
+        rnic.run(() -> {
+            checkOpen("ibv_attach_mcast");
+            rnic.multicast.attach(this, gid, lid);
+        });
+    }
+
+    @Override
+    public void detachMcast(org.roce4j.verbs.Gid gid, int lid) {
+        Objects.requireNonNull(gid, "gid");
+        rnic.run(() -> {
+            checkOpen("ibv_detach_mcast");
+            rnic.multicast.detach(this, gid, lid);
+        });
+    }
+
     // ---- completions -----------------------------------------------------------------------
 
     /**
@@ -591,6 +611,9 @@ public final class EmulatedQp extends Resource implements Qp {
         rnic.run(() -> {
             if (closed) {
                 return;
+            }
+            if (rnic.multicast.hasAttachments(this)) { // uverbs_free_qp: the user detaches first
+                throw new org.roce4j.verbs.VerbsException(Errno.EBUSY, "ibv_destroy_qp: the QP is attached to a multicast group");
             }
             // rxe drains the QP's tasks before destroying it: an ACK the responder owes still goes
             // out, or the peer's last message (already completed here) would be retried into error.
