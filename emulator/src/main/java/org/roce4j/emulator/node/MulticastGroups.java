@@ -1,5 +1,6 @@
 package org.roce4j.emulator.node;
 
+import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -35,36 +36,13 @@ public final class MulticastGroups {
     private record Attachment(Gid gid, int lid) {
     }
 
-    /** Told when a group gains its first member and loses its last: the UDP link joins and leaves the IP group. */
-    public interface MembershipListener {
-        void joined(Gid group);
-
-        void left(Gid group);
-    }
-
-    private static final MembershipListener NOBODY = new MembershipListener() {
-        @Override
-        public void joined(Gid group) {
-        }
-
-        @Override
-        public void left(Gid group) {
-        }
-    };
-
     private final Rnic rnic;
     private final Map<Gid, List<EmulatedQp>> groups = new LinkedHashMap<>();
     private final Map<EmulatedQp, List<Attachment>> attachmentsByQp = new LinkedHashMap<>();
     private int memberships;
-    private MembershipListener listener = NOBODY;
 
     MulticastGroups(Rnic rnic) {
         this.rnic = rnic;
-    }
-
-    /** Who hears of groups appearing and going; one listener per port. */
-    public void listener(MembershipListener listener) {
-        this.listener = listener;
     }
 
     private DeviceLimits limits() {
@@ -111,7 +89,6 @@ public final class MulticastGroups {
         }
         if (created) {
             groups.put(gid, members);
-            listener.joined(gid);
         }
         attachmentsByQp.computeIfAbsent(qp, q -> new ArrayList<>(2)).add(attachment);
     }
@@ -134,7 +111,6 @@ public final class MulticastGroups {
         memberships--;
         if (members.isEmpty()) {
             groups.remove(gid);
-            listener.left(gid);
         }
     }
 
@@ -146,6 +122,15 @@ public final class MulticastGroups {
     /** {@return the groups with members, in the order they appeared} */
     public List<Gid> groups() {
         return List.copyOf(groups.keySet());
+    }
+
+    /** {@return the IP addresses of the groups with members: what a link joins on its interface} */
+    List<InetAddress> groupAddresses() {
+        List<InetAddress> addresses = new ArrayList<>(groups.size());
+        for (Gid group : groups.keySet()) {
+            addresses.add(group.toInetAddress());
+        }
+        return addresses;
     }
 
     /**

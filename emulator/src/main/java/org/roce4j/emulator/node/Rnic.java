@@ -469,6 +469,18 @@ public final class Rnic implements Agent, FrameReceiver {
         }
     }
 
+    /**
+     * After an attach or a detach, outside the fabric lock: a link joins the IP groups that have members
+     * and leaves the others, as a host must for its kernel to deliver a group's datagrams (rxe0 receives
+     * nothing from a group its host has not joined, see ibverbs/src/test/c/rxe-probe-multicast.c). The
+     * link reads the groups when it is ready, so concurrent attaches converge on the last state.
+     */
+    public void multicastGroupsChanged() {
+        if (link != null) {
+            link.multicastGroups(() -> call(multicast::groupAddresses));
+        }
+    }
+
     // ---- back-pressure from the link ------------------------------------------------------
 
     /** How many READ responses may leave now: unlimited on the fabric, the room under {@link #READ_QUEUE_HIGH} on a link. */

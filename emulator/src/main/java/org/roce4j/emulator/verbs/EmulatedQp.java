@@ -458,6 +458,7 @@ public final class EmulatedQp extends Resource implements Qp {
             checkOpen("ibv_attach_mcast");
             rnic.multicast.attach(this, gid, lid);
         });
+        rnic.multicastGroupsChanged();
     }
 
     @Override
@@ -467,6 +468,7 @@ public final class EmulatedQp extends Resource implements Qp {
             checkOpen("ibv_detach_mcast");
             rnic.multicast.detach(this, gid, lid);
         });
+        rnic.multicastGroupsChanged();
     }
 
     // ---- completions -----------------------------------------------------------------------
