@@ -454,19 +454,20 @@ public final class EmulatedQp extends Resource implements Qp {
     @Override
     public void attachMcast(org.roce4j.verbs.Gid gid, int lid) {
         Objects.requireNonNull(gid, "gid");
-        rnic.run(() -> {
-            checkOpen("ibv_attach_mcast");
-            rnic.multicast.attach(this, gid, lid);
-        });
-        rnic.multicastGroupsChanged();
+        changeGroups("ibv_attach_mcast", () -> rnic.multicast.attach(this, gid, lid));
     }
 
     @Override
     public void detachMcast(org.roce4j.verbs.Gid gid, int lid) {
         Objects.requireNonNull(gid, "gid");
+        changeGroups("ibv_detach_mcast", () -> rnic.multicast.detach(this, gid, lid));
+    }
+
+    /** An attach or a detach under the fabric lock, then (outside it) the link's IP memberships follow. */
+    private void changeGroups(String verb, Runnable change) {
         rnic.run(() -> {
-            checkOpen("ibv_detach_mcast");
-            rnic.multicast.detach(this, gid, lid);
+            checkOpen(verb);
+            change.run();
         });
         rnic.multicastGroupsChanged();
     }

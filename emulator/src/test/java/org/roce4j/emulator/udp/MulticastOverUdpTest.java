@@ -7,8 +7,6 @@ import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.roce4j.emulator.RnicCounter;
@@ -30,22 +28,9 @@ import org.roce4j.verbs.WorkCompletion;
  * lo hears datagrams a socket bound to 127.0.0.x sends to the group); IPv6 does not (lo has no
  * IFF_MULTICAST, and no route for ff00::/8: sendto is ENETUNREACH), so only IPv4 is tested over UDP.
  */
-class MulticastOverUdpTest {
+class MulticastOverUdpTest extends LoopbackPair {
     private static final Gid GROUP = Gid.parse("::ffff:239.1.2.3");
     private static final int QKEY = 0x11111111;
-    static UdpSide a;
-    static UdpSide b;
-
-    @BeforeAll
-    static void open() throws Exception {
-        a = new UdpSide("rxe0", "127.0.0.6", UdpLinkConfig.DEFAULT);
-        b = new UdpSide("rxe1", "127.0.0.7", UdpLinkConfig.DEFAULT);
-    }
-
-    @AfterAll
-    static void close() {
-        UdpSide.closeAll(a, b);
-    }
 
     @Test
     @DisplayName("Over UDP: attaching joins 239.1.2.3 on lo, a SEND to DestQP 0xFFFFFF reaches every attached QP of "
