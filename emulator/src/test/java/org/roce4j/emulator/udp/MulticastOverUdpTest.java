@@ -4,11 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.roce4j.emulator.RnicCounter;
 import org.roce4j.verbs.Ah;
 import org.roce4j.verbs.AhAttr;
@@ -22,6 +25,9 @@ import org.roce4j.verbs.WcFlag;
 import org.roce4j.verbs.WcOpcode;
 import org.roce4j.verbs.WcStatus;
 import org.roce4j.verbs.WorkCompletion;
+import org.roce4j.wire.PacketInfo;
+import org.roce4j.wire.pcap.PcapReader;
+import org.roce4j.wire.pcap.PcapRecord;
 
 /**
  * UD multicast between two UDP devices on lo: IPv4 multicast works on lo here (the group socket joined on
@@ -90,6 +96,46 @@ class MulticastOverUdpTest extends LoopbackPair {
         assertThat(a.rnic.multicastJoinFailures() + b.rnic.multicastJoinFailures()).isZero();
         for (Qp qp : List.of(sender, local, remote1, remote2)) {
             qp.close();
+        }
+    }
+
+    @Test
+    @DisplayName("The taps show a group's frames as the wire would: to MAC 01:00:5e:01:02:03 and 239.1.2.3, DestQP 0xFFFFFF, "
+            + "a valid ICRC, sent and received alike")
+    void tappedMulticastFramesGoToTheGroupMac(@TempDir Path dir) throws Exception {
+        Path sentTap = dir.resolve("sent.pcap");
+        Path receivedTap = dir.resolve("received.pcap");
+        try (UdpSide x = new UdpSide("rxe6", "127.0.0.6", UdpLinkConfig.DEFAULT);
+             UdpSide y = new UdpSide("rxe7", "127.0.0.7", UdpLinkConfig.DEFAULT)) {
+            x.rnic.tap(sentTap);
+            y.rnic.tap(receivedTap);
+            Qp sender = x.createQp(QpType.UD, 4);
+            Qp member = y.createQp(QpType.UD, 4);
+            UdpSide.connect(sender, 0, null, 0, 0, Mtu.MTU_1024, rts -> { });
+            UdpSide.connect(member, 0, null, 0, 0, Mtu.MTU_1024, rts -> { });
+            member.attachMcast(GROUP, 0);
+            member.postRecv(RecvWr.of(1, y.mr, 0, 256));
+            sender.postSend(SendWr.send(2, x.mr, 0, 8).ud(x.pd.createAh(AhAttr.of(GROUP, 1, 1)), 0xFFFFFF, QKEY));
+            assertThat(y.pollOne().wrId()).isEqualTo(1);
+            assertThat(x.pollOne().wrId()).isEqualTo(2);
+            member.detachMcast(GROUP, 0);
+        }
+        PacketInfo info = new PacketInfo();
+        for (Path tap : List.of(sentTap, receivedTap)) {
+            List<byte[]> frames = new ArrayList<>();
+            try (PcapReader reader = PcapReader.open(tap)) {
+                for (PcapRecord record : reader) {
+                    frames.add(record.data());
+                }
+            }
+            assertThat(frames).as(tap.getFileName().toString()).singleElement().satisfies(f -> {
+                assertThat(Arrays.copyOfRange(f, 0, 6)).as("destination MAC")
+                        .isEqualTo(new byte[] {1, 0, 0x5e, 1, 2, 3});
+                assertThat(info.parseFrame(f, 0, f.length)).as("ICRC and headers: %s", info.dropDetail()).isTrue();
+                assertThat(info.destQp()).isEqualTo(0xFFFFFF);
+                assertThat(Arrays.copyOfRange(f, info.ipDestinationOffset(), info.ipDestinationOffset() + 4))
+                        .isEqualTo(new byte[] {(byte) 239, 1, 2, 3});
+            });
         }
     }
 }
