@@ -44,6 +44,11 @@ import org.roce4j.verbs.WorkCompletion;
  * rdma_join_multicast joins it for the caller. The delivery tests join it here, with a socket on the
  * interface that has the source GID's address, as rdma_cm would; the emulator's in-process devices have
  * no such interface and need none (an attached node is a member).
+ *
+ * <p>Not here: attaching one QP with a second LID. On Linux detaching either LID takes the QP out of
+ * rxe's group, and the core's use count of the QP can then never return to 0, so the QP can never be
+ * destroyed (EBUSY) and the test would leave it behind on the device (seen on rxe0, 6.12). The
+ * emulator models it and its own MulticastTest checks it.
  */
 @ExtendWith(Backend.Resolver.class)
 class MulticastTest {
@@ -91,19 +96,6 @@ class MulticastTest {
             Expect.errno("destroy while attached", Errno.EBUSY, ud::close);
             ud.detachMcast(GROUP, 0);
             Expect.succeeds("destroy after the detach", ud::close);
-        }
-    }
-
-    @Test
-    @DisplayName("rxe_mcast.c: a second LID is a second uverbs attachment of one group member, so detaching it takes "
-            + "the QP out of the group, and the first LID's detach is then EINVAL")
-    void detachingASecondLidLeavesTheGroup() throws Exception {
-        try (Endpoint a = Endpoint.first(backend)) {
-            Qp ud = udQp(a, QpPair.QKEY);
-            ud.attachMcast(GROUP, 0);
-            Expect.succeeds("attach with another LID", () -> ud.attachMcast(GROUP, 0xC001));
-            Expect.succeeds("detach of that LID", () -> ud.detachMcast(GROUP, 0xC001));
-            Expect.errno("detach of the first LID", Errno.EINVAL, () -> ud.detachMcast(GROUP, 0));
         }
     }
 

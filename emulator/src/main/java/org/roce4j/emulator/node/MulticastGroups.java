@@ -22,7 +22,11 @@ import org.roce4j.wire.PacketInfo;
  * entries cannot be destroyed, EBUSY), and rxe keeps a group per GID with its member QPs
  * ({@code rxe_mcast.c}: the group appears with its first member and goes with its last; a QP
  * attached twice is one member). Because a second LID is a second uverbs entry over the same
- * member, detaching either LID takes the QP out of the group, as on rxe.
+ * member, detaching either LID takes the QP out of the group, as on rxe. The core counts the
+ * attaches that succeeded less the detaches that did (core/verbs.c: {@code qp->usecnt}) and
+ * ib_destroy_qp_user refuses a QP whose count is not 0: after a second LID the count can never
+ * come back to 0 (its detaches cannot all succeed), so that QP cannot be destroyed (EBUSY), as on
+ * rxe0.
  *
  * <p>A multicast packet (BTH DestQP 0xFFFFFF) is handed to each member in attach order
  * ({@code rxe_recv.c rxe_rcv_mcast_pkt}); each member checks its type, state and Q_Key as for a
@@ -39,6 +43,8 @@ public final class MulticastGroups {
     private final Rnic rnic;
     private final Map<Gid, List<EmulatedQp>> groups = new LinkedHashMap<>();
     private final Map<EmulatedQp, List<Attachment>> attachmentsByQp = new LinkedHashMap<>();
+    /** Per QP, ib_attach_mcast's that succeeded less ib_detach_mcast's that did (the core's qp->usecnt share). */
+    private final Map<EmulatedQp, Integer> useCounts = new LinkedHashMap<>();
     private int memberships;
 
     MulticastGroups(Rnic rnic) {
@@ -91,6 +97,7 @@ public final class MulticastGroups {
             groups.put(gid, members);
         }
         attachmentsByQp.computeIfAbsent(qp, q -> new ArrayList<>(2)).add(attachment);
+        useCounts.merge(qp, 1, Integer::sum); // ib_attach_mcast: atomic_inc(&qp->usecnt)
     }
 
     /** {@code ibv_detach_mcast}, under the fabric lock. */
@@ -109,14 +116,20 @@ public final class MulticastGroups {
                     + " (it was detached with another LID)");
         }
         memberships--;
+        if (useCounts.merge(qp, -1, Integer::sum) == 0) { // ib_detach_mcast: atomic_dec(&qp->usecnt)
+            useCounts.remove(qp);
+        }
         if (members.isEmpty()) {
             groups.remove(gid);
         }
     }
 
-    /** {@return whether the QP has attachments: uverbs_free_qp then refuses to destroy it (EBUSY)} */
-    public boolean hasAttachments(EmulatedQp qp) {
-        return attachmentsByQp.containsKey(qp);
+    /**
+     * {@return whether the QP cannot be destroyed (EBUSY): it has attachments (uverbs_free_qp), or the core
+     * still counts a use of it (ib_destroy_qp_user: qp->usecnt)}
+     */
+    public boolean holdsQp(EmulatedQp qp) {
+        return attachmentsByQp.containsKey(qp) || useCounts.containsKey(qp);
     }
 
     /** {@return the groups with members, in the order they appeared} */

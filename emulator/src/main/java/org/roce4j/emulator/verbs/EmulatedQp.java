@@ -615,7 +615,7 @@ public final class EmulatedQp extends Resource implements Qp {
             if (closed) {
                 return;
             }
-            if (rnic.multicast.hasAttachments(this)) { // uverbs_free_qp: the user detaches first
+            if (rnic.multicast.holdsQp(this)) { // uverbs_free_qp, ib_destroy_qp_user: the user detaches first
                 throw new org.roce4j.verbs.VerbsException(Errno.EBUSY, "ibv_destroy_qp: the QP is attached to a multicast group");
             }
             // rxe drains the QP's tasks before destroying it: an ACK the responder owes still goes
