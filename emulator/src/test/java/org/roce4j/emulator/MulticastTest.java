@@ -2,6 +2,7 @@ package org.roce4j.emulator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
@@ -18,6 +19,8 @@ import org.roce4j.verbs.Gid;
 import org.roce4j.verbs.Mtu;
 import org.roce4j.verbs.Qp;
 import org.roce4j.verbs.QpAttr;
+import org.roce4j.verbs.QpCap;
+import org.roce4j.verbs.QpInitAttr;
 import org.roce4j.verbs.QpType;
 import org.roce4j.verbs.RecvWr;
 import org.roce4j.verbs.SendWr;
@@ -108,8 +111,8 @@ class MulticastTest {
             var context = node.device().open();
             var pd = context.allocPd();
             var cq = context.createCq(4);
-            Qp q1 = pd.createQp(org.roce4j.verbs.QpInitAttr.of(QpType.UD, cq, new org.roce4j.verbs.QpCap(1, 1, 1, 1, 0)));
-            Qp q2 = pd.createQp(org.roce4j.verbs.QpInitAttr.of(QpType.UD, cq, new org.roce4j.verbs.QpCap(1, 1, 1, 1, 0)));
+            Qp q1 = pd.createQp(QpInitAttr.of(QpType.UD, cq, new QpCap(1, 1, 1, 1, 0)));
+            Qp q2 = pd.createQp(QpInitAttr.of(QpType.UD, cq, new QpCap(1, 1, 1, 1, 0)));
             q1.attachMcast(Gid.parse("::ffff:239.0.0.1"), 0);
             q1.attachMcast(Gid.parse("::ffff:239.0.0.2"), 0);
             assertThat(thrown(() -> q1.attachMcast(Gid.parse("::ffff:239.0.0.3"), 0)).errno())
@@ -150,8 +153,8 @@ class MulticastTest {
             Ah ah = nodes.a.pd.createAh(AhAttr.of(GROUP, 1, 1));
             sender.postSend(SendWr.send(1, nodes.a.mr, 0, 8).ud(ah, 0xFFFFFF, QKEY));
             assertThat(nodes.a.pollAll()).extracting(WorkCompletion::qpNum, WorkCompletion::status)
-                    .containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple(sender.qpNum(), WcStatus.SUCCESS),
-                            org.assertj.core.groups.Tuple.tuple(local.qpNum(), WcStatus.SUCCESS));
+                    .containsExactlyInAnyOrder(tuple(sender.qpNum(), WcStatus.SUCCESS),
+                            tuple(local.qpNum(), WcStatus.SUCCESS));
             List<WorkCompletion> atB = nodes.b.pollAll();
             assertThat(atB).extracting(WorkCompletion::qpNum).containsExactlyInAnyOrder(remote1.qpNum(), remote2.qpNum());
             assertThat(atB).allSatisfy(wc -> {
@@ -182,8 +185,8 @@ class MulticastTest {
             assertThat(f.ethernet().destination()).isEqualTo(MacAddress.parse("01:00:5e:01:02:03"));
             assertThat(((Ipv4Header) f.ip()).destination().getHostAddress()).isEqualTo("239.1.2.3");
             assertThat(f.packet().bth().destQp()).isEqualTo(0xFFFFFF);
-            assertThat(f.packet().headers()).contains(new Deth(QKEY, f.packet().headers().stream()
-                    .filter(Deth.class::isInstance).map(Deth.class::cast).findFirst().orElseThrow().sourceQp()));
+            assertThat(f.packet().headers()).filteredOn(Deth.class::isInstance).singleElement()
+                    .extracting(h -> ((Deth) h).qkey()).isEqualTo(QKEY);
         });
     }
 
