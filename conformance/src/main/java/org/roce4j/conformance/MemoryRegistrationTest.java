@@ -43,6 +43,16 @@ class MemoryRegistrationTest {
     }
 
     @Test
+    @DisplayName("ibv_reg_mr: a region without remote rights has an rkey all the same, its lkey (mlx5, rxe since kernel 6.2)")
+    void aRegionWithoutRemoteRightsHasItsLkeyAsRkey() throws Exception {
+        try (Endpoint e = Endpoint.first(backend)) {
+            Mr local = e.track(e.pd.regMr(e.allocate(64), EnumSet.of(AccessFlag.LOCAL_WRITE)));
+            Expect.outcome("rkey of a region without remote rights", "its lkey",
+                    local.rkey() == local.lkey() ? "its lkey" : local.rkey() == 0 ? "0" : "another key");
+        }
+    }
+
+    @Test
     @DisplayName("IBTA o10-26: REMOTE_ATOMIC without LOCAL_WRITE is EINVAL")
     void remoteAtomicNeedsLocalWrite() throws Exception {
         try (Endpoint e = Endpoint.first(backend)) {

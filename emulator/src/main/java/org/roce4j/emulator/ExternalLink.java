@@ -1,6 +1,8 @@
 package org.roce4j.emulator;
 
 import java.net.InetAddress;
+import java.util.List;
+import java.util.function.Supplier;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -51,6 +53,14 @@ public interface ExternalLink {
      */
     default void whenQueuedAtMost(int frames, Runnable action) {
         action.run();
+    }
+
+    /**
+     * The device's QPs are attached to the multicast groups {@code current} returns now: the link joins
+     * those it has not joined on its interface and leaves the others, so that the host's kernel delivers
+     * the groups' datagrams. Called from an API thread, without the fabric lock; it may block.
+     */
+    default void multicastGroups(Supplier<List<InetAddress>> current) {
     }
 
     /**

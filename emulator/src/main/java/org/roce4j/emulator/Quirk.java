@@ -183,4 +183,10 @@ public enum Quirk {
      * from the source.
      */
     WITH_INV_REPORTED_AS_IP_CSUM_OK,
+    /**
+     * A region registered without remote rights gets rkey 0: kernel 6.1's {@code rxe_mr_init_user} sets
+     * {@code mr->rkey = (access & IB_ACCESS_REMOTE) ? key : 0}; later rxe, and mlx5, give every region an rkey equal
+     * to its lkey (a remote access through it still fails on its rights). Measured with rxe-probe-capacities.c.
+     */
+    RKEY_ZERO_WITHOUT_REMOTE_ACCESS,
 }

@@ -59,7 +59,9 @@ public enum RnicCounter {
     MADS_SENT("cm_mads_sent", "connection-management MADs sent from QP 1, retries included"),
     MADS_RECEIVED("cm_mads_rcvd", "MADs to QP 1 that passed the GSI's checks (UD SEND Only, P_Key 0xFFFF, Q_Key 0x80010000)"),
     DROPPED_BAD_MAD("dropped_bad_mad",
-            "packets to QP 1 that are not a UD SEND Only of a 256-byte MAD, or MADs the connection manager cannot decode");
+            "packets to QP 1 that are not a UD SEND Only of a 256-byte MAD, or MADs the connection manager cannot decode"),
+    DROPPED_NO_MCAST_GROUP("dropped_no_mcast_group",
+            "multicast packets (DestQP 0xFFFFFF) to a group no QP of this port is attached to (rxe_rcv_mcast_pkt)");
 
     private final String portCounterName;
     private final String description;

@@ -44,7 +44,7 @@ class DeviceProfileTest {
     }
 
     @Test
-    @DisplayName("ibv_devinfo -v on rxe0: each rxe profile reports its kernel's limits, the default rxe's but for what it does not implement")
+    @DisplayName("ibv_devinfo -v on rxe0: each rxe profile reports its kernel's limits, the default rxe 6.12's")
     void eachProfileHasItsKernelsLimits() {
         assertThat(DeviceProfile.RXE_6_12.model().limits()).isEqualTo(DeviceLimits.RXE);
         assertThat(DeviceProfile.RXE_6_1.model().limits()).isEqualTo(DeviceLimits.RXE_6_1);
@@ -64,8 +64,10 @@ class DeviceProfileTest {
         assertThat(rxe.maxMsgSize()).as("6.12's max_msg_sz").isEqualTo(0x80000000L);
         assertThat(DeviceLimits.RXE_6_1.maxMsgSize()).as("6.1's RXE_PORT_MAX_MSG_SZ").isEqualTo(0x800000L);
         assertThat(DeviceLimits.RXE_6_1).usingRecursiveComparison().ignoringFields("maxMsgSize").isEqualTo(DeviceLimits.RXE);
-        assertThat(DeviceLimits.DEFAULT.maxMw()).as("no memory windows in the default model yet").isZero();
-        assertThat(DeviceLimits.DEFAULT.maxMcastGrp()).as("no multicast in the default model yet").isZero();
+        assertThat(rxe.maxMw()).as("RXE_MAX_MW").isEqualTo(524287);
+        assertThat(List.of(rxe.maxMcastGrp(), rxe.maxMcastQpAttach(), rxe.maxTotalMcastQpAttach()))
+                .as("RXE_MAX_MCAST_GRP, RXE_MAX_MCAST_QP_ATTACH, RXE_MAX_TOT_MCAST_QP_ATTACH").containsExactly(8192, 56, 458752);
+        assertThat(DeviceLimits.DEFAULT).as("the default model has windows and multicast: rxe 6.12's limits").isEqualTo(rxe);
     }
 
     @Test

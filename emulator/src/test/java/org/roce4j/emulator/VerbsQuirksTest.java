@@ -15,6 +15,7 @@ import org.roce4j.verbs.Ah;
 import org.roce4j.verbs.AhAttr;
 import org.roce4j.verbs.Cq;
 import org.roce4j.verbs.Errno;
+import org.roce4j.verbs.Mr;
 import org.roce4j.verbs.Mtu;
 import org.roce4j.verbs.Qp;
 import org.roce4j.verbs.QpAttr;
@@ -126,6 +127,20 @@ class VerbsQuirksTest {
             assertThatThrownBy(() -> qp.modify(new QpAttr().qpState(QpState.RTS).timeout(10),
                     EnumSet.of(QpAttrMask.STATE, QpAttrMask.TIMEOUT))).isInstanceOfSatisfying(VerbsException.class,
                     e -> assertThat(e.errno()).isEqualTo(Errno.EINVAL));
+        }
+    }
+
+    @OnEveryProfile
+    @DisplayName("ibv_reg_mr: a region without remote rights has its lkey as rkey (mlx5, rxe since 6.2); rxe 6.1 gives "
+            + "rkey 0; either way a remote WRITE through it is refused")
+    void rkeyOfARegionWithoutRemoteRights(DeviceProfile profile) {
+        try (TwoNodes nodes = new TwoNodes(Fabric.deterministic(), profile)) {
+            Mr local = nodes.b.pd.regMr(nodes.b.memory.asSlice(0, 64), EnumSet.of(AccessFlag.LOCAL_WRITE));
+            assertThat(local.rkey()).isEqualTo(profile == DeviceProfile.RXE_6_1 ? 0 : local.lkey());
+
+            Qp qp = nodes.connectedPair(QpType.RC, Mtu.MTU_1024)[0];
+            qp.postSend(SendWr.rdmaWrite(1, nodes.a.mr, 0, 8, local.address(), local.lkey()));
+            assertThat(nodes.a.pollAll()).extracting(WorkCompletion::status).containsExactly(WcStatus.REM_ACCESS_ERR);
         }
     }
 

@@ -17,6 +17,7 @@ import java.util.function.Consumer;
 
 import org.roce4j.verbs.AccessFlag;
 import org.roce4j.verbs.Errno;
+import org.roce4j.verbs.Gid;
 import org.roce4j.verbs.Mtu;
 import org.roce4j.verbs.Mw;
 import org.roce4j.verbs.MwBind;
@@ -297,6 +298,27 @@ final class IbvQp extends Resource implements Qp {
         synchronized (recvChain) {
             checkOpen("ibv_post_recv");
             recvChain.post("ibv_post_recv", pd.context.postRecv, qp, wrs);
+        }
+    }
+
+    @Override
+    public void attachMcast(Gid gid, int lid) {
+        multicast("ibv_attach_mcast", pd.context.lib.attachMcast, gid, lid);
+    }
+
+    @Override
+    public void detachMcast(Gid gid, int lid) {
+        multicast("ibv_detach_mcast", pd.context.lib.detachMcast, gid, lid);
+    }
+
+    /** {@code ibv_attach_mcast} / {@code ibv_detach_mcast}: passed through, the kernel's errno as it is. */
+    private void multicast(String verb, java.lang.invoke.MethodHandle call, Gid gid, int lid) {
+        Objects.requireNonNull(gid, "gid");
+        checkOpen(verb);
+        try (Arena scratch = Arena.ofConfined()) {
+            MemorySegment raw = scratch.allocate(16);
+            MemorySegment.copy(gid.raw(), 0, raw, JAVA_BYTE, 0, 16);
+            LibIbverbs.status(verb, call, qp, raw, (short) lid);
         }
     }
 

@@ -4,6 +4,7 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -63,6 +64,8 @@ final class LibIbverbs {
     final MethodHandle destroyQp;
     /** {@code ibv_qp_to_qp_ex} (rdma-core 25+): the {@code struct ibv_qp_ex} of a QP from create_qp_ex, or NULL. */
     final MethodHandle qpToQpEx;
+    final MethodHandle attachMcast;
+    final MethodHandle detachMcast;
     final MethodHandle createSrq;
     final MethodHandle modifySrq;
     final MethodHandle querySrq;
@@ -118,6 +121,8 @@ final class LibIbverbs {
         queryQp = errnoCall("ibv_query_qp", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS));
         destroyQp = errnoCall("ibv_destroy_qp", FunctionDescriptor.of(JAVA_INT, ADDRESS));
         qpToQpEx = plain("ibv_qp_to_qp_ex", FunctionDescriptor.of(ADDRESS, ADDRESS));
+        attachMcast = errnoCall("ibv_attach_mcast", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_SHORT));
+        detachMcast = errnoCall("ibv_detach_mcast", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_SHORT));
         createSrq = errnoCall("ibv_create_srq", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
         modifySrq = errnoCall("ibv_modify_srq", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
         querySrq = errnoCall("ibv_query_srq", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));

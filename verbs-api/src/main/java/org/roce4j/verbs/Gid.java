@@ -77,6 +77,14 @@ public record Gid(long subnetPrefix, long interfaceId) {
         return subnetPrefix == 0 && (interfaceId >>> 32) == 0xFFFFL;
     }
 
+    /**
+     * {@return true for a multicast group: {@code ff00::/8}, or an IPv4-mapped {@code 224.0.0.0/4}}
+     * (include/rdma/ib_addr.h rdma_is_multicast_addr)
+     */
+    public boolean isMulticast() {
+        return (subnetPrefix >>> 56) == 0xFF || isIpv4Mapped() && ((interfaceId >>> 28) & 0xF) == 0xE;
+    }
+
     /** {@return the IP address this GID stands for: an IPv4 address when mapped, an IPv6 address otherwise} */
     public InetAddress toInetAddress() {
         try {

@@ -97,7 +97,31 @@ public interface Qp extends AutoCloseable {
      */
     void postRecv(List<RecvWr> wrs);
 
-    /** {@code ibv_destroy_qp}. Outstanding work is discarded without completions, as libibverbs does. */
+    /**
+     * {@code ibv_attach_mcast}: the UD QP receives the SENDs to multicast group {@code gid} (IBTA 11.3.1,
+     * Attach QP to Multicast Group; on RoCEv2 the group is the destination IP address and the BTH DestQP
+     * 0xFFFFFF). EINVAL unless the GID is a multicast address (ff00::/8, or IPv4-mapped 224.0.0.0/4) and
+     * the QP is UD (core/verbs.c ib_attach_mcast); ENOMEM past the device's max_mcast_grp,
+     * max_mcast_qp_attach or max_total_mcast_qp_attach (rxe_mcast.c). Attaching again is a no-op.
+     *
+     * @param gid the multicast group
+     * @param lid the multicast LID: ignored on RoCE (IBTA A17.5.6), but an attachment is known by GID and LID
+     */
+    void attachMcast(Gid gid, int lid);
+
+    /**
+     * {@code ibv_detach_mcast}: undoes {@link #attachMcast}. EINVAL when the QP has no attachment with
+     * this GID and LID (uverbs_cmd.c ib_uverbs_detach_mcast) or is no longer in the group (rxe_detach_mcg).
+     *
+     * @param gid the multicast group
+     * @param lid the LID it was attached with
+     */
+    void detachMcast(Gid gid, int lid);
+
+    /**
+     * {@code ibv_destroy_qp}. Outstanding work is discarded without completions, as libibverbs does.
+     * EBUSY while the QP is attached to a multicast group (ib_destroy_qp_user: ib_attach_mcast holds a use count).
+     */
     @Override
     void close();
 }

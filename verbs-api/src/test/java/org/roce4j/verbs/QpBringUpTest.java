@@ -46,6 +46,8 @@ class QpBringUpTest {
         @Override public void postSend(List<SendWr> wrs) { throw new UnsupportedOperationException(); }
         @Override public void postRecv(RecvWr wr) { throw new UnsupportedOperationException(); }
         @Override public void postRecv(List<RecvWr> wrs) { throw new UnsupportedOperationException(); }
+        @Override public void attachMcast(Gid gid, int lid) { throw new UnsupportedOperationException(); }
+        @Override public void detachMcast(Gid gid, int lid) { throw new UnsupportedOperationException(); }
         @Override public void close() { }
     }
 

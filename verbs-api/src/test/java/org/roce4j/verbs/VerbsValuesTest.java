@@ -60,6 +60,19 @@ class VerbsValuesTest {
     }
 
     @Test
+    @DisplayName("rdma_is_multicast_addr: ff00::/8 and IPv4-mapped 224.0.0.0/4 are multicast GIDs, nothing else")
+    void multicastGidsAreFf00AndMapped224Slash4() {
+        assertThat(Gid.parse("ff0e::1:2:3").isMulticast()).isTrue();
+        assertThat(Gid.parse("ff00::").isMulticast()).isTrue();
+        assertThat(Gid.parse("::ffff:224.0.0.1").isMulticast()).isTrue();
+        assertThat(Gid.parse("::ffff:239.255.255.255").isMulticast()).isTrue();
+        assertThat(Gid.parse("::ffff:223.255.255.255").isMulticast()).isFalse();
+        assertThat(Gid.parse("::ffff:240.0.0.1").isMulticast()).isFalse();
+        assertThat(Gid.parse("fe80::1").isMulticast()).isFalse();
+        assertThat(Gid.parse("::239.1.1.1").isMulticast()).isFalse(); // IPv4-compatible, not mapped
+    }
+
+    @Test
     @DisplayName("A reused SendWr keeps its SGE capacity and forgets its fields on reset")
     void sendWrReuse() {
         SendWr wr = new SendWr().wrId(7).opcode(WrOpcode.RDMA_WRITE).signaled(true)

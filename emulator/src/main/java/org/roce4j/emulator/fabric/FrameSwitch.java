@@ -2,6 +2,8 @@ package org.roce4j.emulator.fabric;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import org.roce4j.wire.MacAddress;
 import org.roce4j.wire.pcap.PcapWriter;
@@ -17,6 +19,8 @@ final class FrameSwitch {
     static final int ETHERNET_HEADER_LENGTH = 14;
 
     private final PortTable ports = new PortTable();
+    /** The ports in the order they were attached: where a multicast frame goes, in a deterministic order. */
+    private final List<AttachedPort> portsInOrder = new ArrayList<>();
     private final DeliveryQueue queue = new DeliveryQueue(64);
     private final FramePool pool = new FramePool();
     private FrameFilter filter = FrameFilter.PASS_ALL;
@@ -46,6 +50,7 @@ final class FrameSwitch {
             throw new IllegalArgumentException("a port with MAC " + mac + " is already attached");
         }
         ports.put(mac.value(), port);
+        portsInOrder.add(port);
         return port;
     }
 
@@ -80,11 +85,31 @@ final class FrameSwitch {
             return;
         }
         capture(frame, offset, length, nowNanos);
-        AttachedPort destination = ports.get(mac(frame, offset));
+        long destinationMac = mac(frame, offset);
+        if (isMulticast(destinationMac)) {
+            // A switch floods a group address to every port; the sender's own port gets a copy too, as
+            // the IP stack of a host that is a member of the group loops its own multicast back
+            // (IP_MULTICAST_LOOP): each node then keeps what its attached QPs want.
+            for (int i = 0; i < portsInOrder.size(); i++) {
+                forward(frame, offset, length, nowNanos, linkDelayNanos, portsInOrder.get(i));
+            }
+            return;
+        }
+        AttachedPort destination = ports.get(destinationMac);
         if (destination == null) {
             droppedUnknownDestination++;
             return;
         }
+        forward(frame, offset, length, nowNanos, linkDelayNanos, destination);
+    }
+
+    /** An Ethernet group address that is not the broadcast (which the fabric uses for "no neighbour": lost). */
+    static boolean isMulticast(long mac) {
+        return (mac & 0x0100_0000_0000L) != 0 && mac != 0xFFFF_FFFF_FFFFL;
+    }
+
+    private void forward(byte[] frame, int offset, int length, long nowNanos, long linkDelayNanos,
+                         AttachedPort destination) {
         byte[] copy = pool.take(length);
         System.arraycopy(frame, offset, copy, 0, length);
         long deliveryNanos = filter.deliveryTimeNanos(copy, length, nowNanos, nowNanos + linkDelayNanos);

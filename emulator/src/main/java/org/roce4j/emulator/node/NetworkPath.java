@@ -37,9 +37,13 @@ public final class NetworkPath {
      * the route's for any destination that is not link-local (core/verbs.c ib_resolve_unicast_gid_dmac:
      * {@code grh->hop_limit = hop_limit} from rdma_addr_find_l2_eth_by_grh): ibv_rc_pingpong's hop
      * limit 1 goes out as TTL 64, as the reference captures show. A link-local destination keeps the
-     * AV's value; 0 would be dropped by the first hop, so it means the route's too.
+     * AV's value; 0 would be dropped by the first hop, so it means the route's too. A multicast
+     * group is not routed: the AV's hop limit goes out as it is.
      */
     private static int hopLimit(AhAttr av) {
+        if (av.dgid().isMulticast()) {
+            return av.hopLimit() & 0xFF; // ib_resolve_eth_dmac: a multicast GID maps to its group MAC, no route lookup
+        }
         boolean linkLocal = (av.dgid().subnetPrefix() >>> 54) == (0xfe80L >>> 6);
         return linkLocal && av.hopLimit() != 0 ? av.hopLimit() & 0xFF : ROUTE_HOP_LIMIT;
     }

@@ -73,6 +73,8 @@ public final class Rnic implements Agent, FrameReceiver {
     public final DeviceAttr deviceAttr;
     public final PortAttr portAttr;
     public final MemoryRegionTable memoryRegions;
+    /** The multicast groups QPs of this port are attached to ({@code ibv_attach_mcast}). */
+    public final MulticastGroups multicast = new MulticastGroups(this);
     /** The QPN of QP slot 0, from the {@link KeySource}: 17 on the deterministic fabric, random elsewhere. */
     private final int qpnBase;
     public final EmulatedDevice device;
@@ -383,6 +385,10 @@ public final class Rnic implements Agent, FrameReceiver {
             gsi.receive(packet, nowNanos);
             return;
         }
+        if (packet.destQp() == MulticastGroups.MULTICAST_QPN) {
+            multicast.deliver(packet, nowNanos); // rxe_rcv: bth_qpn == IB_MULTICAST_QPN
+            return;
+        }
         EmulatedQp qp = qp(packet.destQp());
         if (qp == null) {
             count(RnicCounter.DROPPED_UNKNOWN_QP);
@@ -395,14 +401,20 @@ public final class Rnic implements Agent, FrameReceiver {
      * {@return whether an IPv4 packet was sent by this device to itself} Its source is our address: rxe
      * hands such a packet from its transmit path straight to its receive path ({@code rxe_net.c
      * rxe_loopback}, chosen for a destination that is the device's own) instead of the network stack.
+     * A multicast packet is not: its group MAC is not the device's, so it goes through ip_local_out and the
+     * IP stack loops it back (with its header checksum computed, as rxe0 shows).
      */
     public boolean loopedBack(PacketInfo packet) {
         int src = packet.ipSourceOffset();
-        return packet.ipVersion() == 4 && ipv4 != null && Arrays.equals(packet.buffer(), src, src + 4, ipv4, 0, 4);
+        return packet.ipVersion() == 4 && ipv4 != null && !MulticastGroups.isMulticastDestination(packet)
+                && Arrays.equals(packet.buffer(), src, src + 4, ipv4, 0, 4);
     }
 
-    /** rxe_recv.c {@code rxe_chk_dgid}: the destination IP must be one of the port's GIDs. */
+    /** rxe_recv.c {@code rxe_chk_dgid}: the destination IP must be one of the port's GIDs, or a multicast address. */
     private boolean isAddressedToUs(PacketInfo packet) {
+        if (MulticastGroups.isMulticastDestination(packet)) {
+            return true;
+        }
         byte[] b = packet.buffer();
         int dst = packet.ipDestinationOffset();
         if (packet.ipVersion() == 4) {
@@ -456,6 +468,18 @@ public final class Rnic implements Agent, FrameReceiver {
         }
     }
 
+    /**
+     * After an attach or a detach, outside the fabric lock: a link joins the IP groups that have members
+     * and leaves the others, as a host must for its kernel to deliver a group's datagrams (rxe0 receives
+     * nothing from a group its host has not joined, see ibverbs/src/test/c/rxe-probe-multicast.c). The
+     * link reads the groups when it is ready, so concurrent attaches converge on the last state.
+     */
+    public void multicastGroupsChanged() {
+        if (link != null) {
+            link.multicastGroups(() -> call(multicast::groupAddresses));
+        }
+    }
+
     // ---- back-pressure from the link ------------------------------------------------------
 
     /** How many READ responses may leave now: unlimited on the fabric, the room under {@link #READ_QUEUE_HIGH} on a link. */
@@ -500,10 +524,10 @@ public final class Rnic implements Agent, FrameReceiver {
 
     /**
      * {@return whether a frame to {@code gid} has somewhere to go: a node of the fabric owns it (the
-     * neighbour table, as ARP would answer), or — on a link — the host routes it}
+     * neighbour table, as ARP would answer), it is a multicast group, or — on a link — the host routes it}
      */
     public boolean canReach(Gid gid) {
-        return link != null || neighbors.lookup(gid) >= 0;
+        return link != null || gid.isMulticast() || neighbors.lookup(gid) >= 0;
     }
 
     /** {@return the link frames take instead of the fabric's switch, or null on the in-process fabric} */
@@ -514,6 +538,10 @@ public final class Rnic implements Agent, FrameReceiver {
     /** The MAC to send to for a path, resolving it on first use; broadcast when nobody has the GID. */
     public long destinationMac(NetworkPath path) {
         if (path.destinationMac < 0) {
+            if (path.destinationGid.isMulticast()) {
+                path.destinationMac = MulticastGroups.groupMac(path.destinationGid); // no neighbour: a group address
+                return path.destinationMac;
+            }
             if (link != null) {
                 path.destinationMac = 0; // the link routes by IP address: no neighbour to look up
                 return 0;

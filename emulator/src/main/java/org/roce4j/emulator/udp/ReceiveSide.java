@@ -85,6 +85,8 @@ final class ReceiveSide {
     private final class Receiver extends SimpleChannelInboundHandler<DatagramPacket> {
         private final boolean v6;
         private final byte[] localAddress;
+        /** The frame's Ethernet destination: our MAC, or a group socket's group MAC (01:00:5e…, 33:33…). */
+        private final long destinationMac;
         private final byte[] rx = new byte[PacketWriter.MAX_HEADERS_LENGTH + UdpLink.MAX_DATAGRAM];
         private final PacketWriter headers = new PacketWriter();
         private final ReceivedIcrc icrc = new ReceivedIcrc();
@@ -92,6 +94,8 @@ final class ReceiveSide {
         Receiver(InetAddress local) {
             this.v6 = local instanceof Inet6Address;
             this.localAddress = local.getAddress();
+            this.destinationMac = local.isMulticastAddress()
+                    ? org.roce4j.emulator.node.MulticastGroups.groupMac(org.roce4j.verbs.Gid.of(local)) : ourMac;
         }
 
         @Override
@@ -142,7 +146,7 @@ final class ReceiveSide {
         }
 
         /**
-         * Ethernet (to our MAC, from 00:00:00:00:00:00: a socket does not show the sender's) and
+         * Ethernet (to our MAC or the group's, from 00:00:00:00:00:00: a socket does not show the sender's) and
          * the IP and UDP headers as far as a socket tells them: IPv4 with Identification 0 and DF
          * (the ICRC check replaces them by the sender's when it recovers another), TOS 0, TTL 64;
          * IPv6 with traffic class and flow label 0 and hop limit 64 (all three masked by the ICRC);
@@ -152,7 +156,7 @@ final class ReceiveSide {
          * @return where the frame ends
          */
         private int headersFor(InetSocketAddress sender, int n) {
-            headers.ethernet(rx, 0, ourMac, 0);
+            headers.ethernet(rx, 0, destinationMac, 0);
             byte[] source = sender.getAddress().getAddress();
             if (v6) {
                 headers.ipv6(0, 0, UdpLink.KERNEL_TTL, source, localAddress);

@@ -4,9 +4,11 @@ import java.io.IOException;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
 import java.net.UnknownHostException;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Supplier;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -73,6 +75,7 @@ final class UdpLink implements ExternalLink, AutoCloseable {
     private final TransmitPacer pacer;
     private final PcapTap tap;
     private final ReceiveSide received;
+    private final MulticastSockets multicast;
     /** The host's routing and neighbour tables, for rdma_cm's address resolution. */
     private final HostNetworkTables hostTables = new HostNetworkTables();
     /** The fault plan's injector, applied to every frame before it is sent; null for none. Under the fabric lock. */
@@ -112,6 +115,7 @@ final class UdpLink implements ExternalLink, AutoCloseable {
         this.group = new MultiThreadIoEventLoopGroup(1, threads, io);
         this.pacer = new TransmitPacer(config, clock, epoll, sendFailures);
         this.received = new ReceiveSide(addresses.mac(), clock, tap, sendFailures);
+        this.multicast = new MulticastSockets(addresses.interfaceName(), this::bindToGroup);
     }
 
     /** Binds the sockets and starts sending: after the RNIC is attached, so no datagram finds no receiver. */
@@ -196,6 +200,35 @@ final class UdpLink implements ExternalLink, AutoCloseable {
     }
 
     private BoundSocket bind(InetAddress address) throws IOException {
+        // A datagram to a multicast group leaves with TTL 64, as rxe's (the AV's, not the socket default 1),
+        // on the device's interface rather than the default route's.
+        Bootstrap bootstrap = bootstrap(address).option(ChannelOption.IP_MULTICAST_TTL, KERNEL_TTL);
+        ChannelFuture bound = bootstrap.bind(new InetSocketAddress(address, ROCE_PORT)).awaitUninterruptibly();
+        if (!bound.isSuccess()) {
+            Throwable cause = bound.cause();
+            throw new IOException("cannot bind UDP " + new InetSocketAddress(address, ROCE_PORT) + " ("
+                    + transportName() + "): " + cause.getMessage()
+                    + " — is another RoCE device (roce4j or Linux rxe) on this address?", cause);
+        }
+        NetworkInterface netdev = NetworkInterface.getByName(addresses.interfaceName());
+        if (netdev != null) {
+            try {
+                bound.channel().config().setOption(ChannelOption.IP_MULTICAST_IF, netdev);
+            } catch (io.netty.channel.ChannelException e) {
+                // no multicast on this interface for this family (IPv6 on lo): unicast is unaffected
+            }
+        }
+        return new BoundSocket(bound.channel(), address, address.getAddress());
+    }
+
+    /** A socket bound to GROUP:4791 for {@link MulticastSockets}: SO_REUSEADDR, so every device of the host hears the group. */
+    private ChannelFuture bindToGroup(InetAddress groupAddress) {
+        return bootstrap(groupAddress).option(ChannelOption.SO_REUSEADDR, true)
+                .bind(new InetSocketAddress(groupAddress, ROCE_PORT));
+    }
+
+    /** A datagram socket of the address's family, DF set, its datagrams handed to the RNIC as to {@code address}. */
+    private Bootstrap bootstrap(InetAddress address) {
         boolean v6 = address instanceof Inet6Address;
         SocketProtocolFamily family = v6 ? SocketProtocolFamily.INET6 : SocketProtocolFamily.INET;
         Bootstrap bootstrap = new Bootstrap().group(group)
@@ -220,14 +253,7 @@ final class UdpLink implements ExternalLink, AutoCloseable {
         } else {
             bootstrap.option(NioChannelOption.of(ExtendedSocketOptions.IP_DONTFRAGMENT), true);
         }
-        ChannelFuture bound = bootstrap.bind(new InetSocketAddress(address, ROCE_PORT)).awaitUninterruptibly();
-        if (!bound.isSuccess()) {
-            Throwable cause = bound.cause();
-            throw new IOException("cannot bind UDP " + new InetSocketAddress(address, ROCE_PORT) + " ("
-                    + transportName() + "): " + cause.getMessage()
-                    + " — is another RoCE device (roce4j or Linux rxe) on this address?", cause);
-        }
-        return new BoundSocket(bound.channel(), address, address.getAddress());
+        return bootstrap;
     }
 
     // ---- ExternalLink ---------------------------------------------------------------------
@@ -302,6 +328,24 @@ final class UdpLink implements ExternalLink, AutoCloseable {
             tapSent(frame, offset, length, headers.ipOffset() - offset, headers.ipVersion() == 6);
         }
         pacer.send(channel, frame, payload, n, to);
+    }
+
+    @Override
+    public void multicastGroups(Supplier<List<InetAddress>> current) {
+        synchronized (multicast) { // read and applied together: concurrent attaches end with the last groups
+            if (!closed) {
+                multicast.update(current.get());
+            }
+        }
+    }
+
+    /** {@return the multicast groups the link has joined on its interface} */
+    List<InetAddress> joinedGroups() {
+        return multicast.joined();
+    }
+
+    long multicastJoinFailures() {
+        return multicast.joinFailures();
     }
 
     @Override
@@ -399,6 +443,7 @@ final class UdpLink implements ExternalLink, AutoCloseable {
         }
         closed = true;
         pacer.close();
+        multicast.close();
         BoundSocket[] open;
         synchronized (this) {
             open = sockets;

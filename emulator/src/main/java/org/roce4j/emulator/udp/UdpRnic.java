@@ -118,6 +118,19 @@ public final class UdpRnic implements AutoCloseable {
         return addresses.interfaceName();
     }
 
+    /**
+     * The multicast groups joined on the interface (a socket on GROUP:4791 each) because QPs of the device
+     * are attached to them; a group that could not be joined is counted in {@link #multicastJoinFailures()}.
+     */
+    public List<InetAddress> joinedGroups() {
+        return link.joinedGroups();
+    }
+
+    /** Groups the link could not join (IPv6 on lo, which has no multicast): their datagrams do not arrive. */
+    public long multicastJoinFailures() {
+        return link.multicastJoinFailures();
+    }
+
     /** The RNIC: its counters (sent, received, dropped per reason, retransmitted, ...). */
     public SoftRnic rnic() {
         return rnic;

@@ -25,9 +25,9 @@ import org.roce4j.verbs.PortAttr;
  * @param maxQpInitRdAtom  the largest max_rd_atomic (RXE_MAX_QP_INIT_RD_ATOM)
  * @param maxResRdAtom     reported only (RXE_MAX_RES_RD_ATOM)
  * @param maxMw            reported only (RXE_MAX_MW)
- * @param maxMcastGrp      reported only (RXE_MAX_MCAST_GRP)
- * @param maxMcastQpAttach reported only (RXE_MAX_MCAST_QP_ATTACH)
- * @param maxTotalMcastQpAttach reported only (RXE_MAX_TOT_MCAST_QP_ATTACH)
+ * @param maxMcastGrp      ENOMEM past this many multicast groups; 0: ibv_attach_mcast is EINVAL (RXE_MAX_MCAST_GRP)
+ * @param maxMcastQpAttach ENOMEM past this many QPs in one group (RXE_MAX_MCAST_QP_ATTACH)
+ * @param maxTotalMcastQpAttach ENOMEM past this many attachments in all (RXE_MAX_TOT_MCAST_QP_ATTACH)
  * @param maxAh            ENOMEM past this many live AHs (RXE_MAX_AH)
  * @param maxSrq           reported only (RXE_MAX_SRQ)
  * @param maxSrqWr         the largest SRQ max_wr (RXE_MAX_SRQ_WR)
@@ -64,25 +64,26 @@ public record DeviceLimits(int maxQp, int maxQpWr, int maxSge, int maxSgeRd, int
      * {@code enum rxe_device_param} and {@code enum rxe_port_param}); {@code conformance/devinfo-twin-check}
      * compares them with rxe0's.
      */
-    public static final DeviceLimits RXE = rxe(0x80000000L, 524287, 8192);
+    public static final DeviceLimits RXE = rxe(0x80000000L);
     /**
      * Kernel 6.1's rxe: as {@link #RXE} but the port's max_msg_sz is RXE_PORT_MAX_MSG_SZ 0x800000 (8 MiB),
      * which later kernels raised to 2^31. Only reported: a message's length is bounded by
      * {@link #MAX_MESSAGE_LENGTH} on every profile.
      */
-    public static final DeviceLimits RXE_6_1 = rxe(0x800000L, 524287, 8192);
+    public static final DeviceLimits RXE_6_1 = rxe(0x800000L);
     /**
-     * The default profile's: rxe's numbers (a soft RNIC's, whose tables are only memory), except for what the
-     * default model does not implement yet: memory windows and multicast groups, reported as 0.
+     * The default profile's: rxe 6.12's numbers, a soft RNIC's, whose tables are only memory (the default model
+     * has every object rxe has, memory windows and multicast groups included).
      */
-    public static final DeviceLimits DEFAULT = rxe(0x80000000L, 0, 0);
+    public static final DeviceLimits DEFAULT = RXE;
 
-    private static DeviceLimits rxe(long maxMsgSize, int maxMw, int maxMcastGrp) {
+    private static DeviceLimits rxe(long maxMsgSize) {
         return new DeviceLimits(
                 RXE_DEFAULT_MAX - 16 /* RXE_MAX_QP: less RXE_MIN_QP_INDEX */, RXE_DEFAULT_MAX /* RXE_MAX_QP_WR */,
                 32, 32, RXE_DEFAULT_MAX /* RXE_MAX_CQ */, (1 << 15) - 1, 524287 /* RXE_MAX_MR */,
                 RXE_DEFAULT_MAX /* RXE_MAX_PD */, 128, 128, 0x3f000,
-                maxMw, maxMcastGrp, maxMcastGrp == 0 ? 0 : 56, maxMcastGrp == 0 ? 0 : 56 * maxMcastGrp,
+                524287 /* RXE_MAX_MW */, 8192 /* RXE_MAX_MCAST_GRP */, 56 /* RXE_MAX_MCAST_QP_ATTACH */,
+                56 * 8192 /* RXE_MAX_TOT_MCAST_QP_ATTACH */,
                 (1 << 15) - 1, 917503 /* RXE_MAX_SRQ: DEFAULT_MAX_VALUE - RXE_MIN_SRQ_INDEX */,
                 RXE_DEFAULT_MAX /* RXE_MAX_SRQ_WR */, 27, 64, 15, 400,
                 0xfffff000L, -1L, 0xFFFFFF, 1024, maxMsgSize,

@@ -21,6 +21,7 @@ import org.roce4j.verbs.AsyncEvent;
 import org.roce4j.verbs.AsyncEventType;
 import org.roce4j.verbs.BadWorkRequestException;
 import org.roce4j.verbs.Errno;
+import org.roce4j.verbs.Gid;
 import org.roce4j.verbs.Mtu;
 import org.roce4j.verbs.Mw;
 import org.roce4j.verbs.MwBind;
@@ -37,6 +38,7 @@ import org.roce4j.verbs.QpType;
 import org.roce4j.verbs.RecvWr;
 import org.roce4j.verbs.SendFlag;
 import org.roce4j.verbs.SendWr;
+import org.roce4j.verbs.VerbsException;
 import org.roce4j.verbs.WcOpcode;
 import org.roce4j.verbs.WcStatus;
 import org.roce4j.verbs.WorkCompletion;
@@ -479,6 +481,29 @@ public final class EmulatedQp extends Resource implements Qp {
         }
     }
 
+    // ---- multicast ---------------------------------------------------------------------------
+
+    @Override
+    public void attachMcast(Gid gid, int lid) {
+        Objects.requireNonNull(gid, "gid");
+        changeGroups("ibv_attach_mcast", () -> rnic.multicast.attach(this, gid, lid));
+    }
+
+    @Override
+    public void detachMcast(Gid gid, int lid) {
+        Objects.requireNonNull(gid, "gid");
+        changeGroups("ibv_detach_mcast", () -> rnic.multicast.detach(this, gid, lid));
+    }
+
+    /** An attach or a detach under the fabric lock, then (outside it) the link's IP memberships follow. */
+    private void changeGroups(String verb, Runnable change) {
+        rnic.run(() -> {
+            checkOpen(verb);
+            change.run();
+        });
+        rnic.multicastGroupsChanged();
+    }
+
     // ---- completions -----------------------------------------------------------------------
 
     /**
@@ -621,6 +646,9 @@ public final class EmulatedQp extends Resource implements Qp {
         rnic.run(() -> {
             if (closed) {
                 return;
+            }
+            if (rnic.multicast.holdsQp(this)) { // uverbs_free_qp, ib_destroy_qp_user: the user detaches first
+                throw new VerbsException(Errno.EBUSY, "ibv_destroy_qp: the QP is attached to a multicast group");
             }
             // rxe drains the QP's tasks before destroying it: an ACK the responder owes still goes
             // out, or the peer's last message (already completed here) would be retried into error.

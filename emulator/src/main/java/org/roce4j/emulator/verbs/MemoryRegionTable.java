@@ -49,11 +49,10 @@ public final class MemoryRegionTable {
     private final RegionsByKey<MemoryRegion> byKey = new RegionsByKey<>();
     /** Windows by {@link MemoryWindow#family}. */
     private final RegionsByKey<MemoryWindow> windows = new RegionsByKey<>();
-    /**
-     * rxe's RXE_MAX_MW (what it reports as max_mw). TODO(lead): read DeviceLimits' max_mw here once it
-     * has one, as maxRegions is read.
-     */
-    static final int MAX_WINDOWS = 524287;
+    /** Whether a region without remote rights gets rkey 0 rather than its lkey. */
+    private final boolean rkeyOnlyWithRemoteRights;
+    /** ENOMEM past this many live windows: the device's max_mw. */
+    private final int maxWindows;
     private int liveWindows;
     private final ArrayDeque<Integer> retired = new ArrayDeque<>();
     private final KeySource keys;
@@ -76,9 +75,16 @@ public final class MemoryRegionTable {
         // rxe_mr.c rxe_invalidate_mr: an MR whose type is not IB_MR_TYPE_MEM_REG (fast registration) is -EINVAL.
         this.ordinaryRegionsInvalidate = !model.has(Quirk.ORDINARY_MRS_CANNOT_BE_INVALIDATED);
         this.windowBoundsChecked = !model.has(Quirk.WINDOW_ACCESS_CHECKED_AGAINST_ITS_REGION_ONLY);
+        this.maxWindows = model.limits().maxMw();
+        this.rkeyOnlyWithRemoteRights = model.has(Quirk.RKEY_ZERO_WITHOUT_REMOTE_ACCESS);
     }
 
-    /** Gives the region a key from the key source; sets its lkey, and its rkey when remote access is allowed. */
+    /** The rkey of a region keyed {@code key}: the key itself (mlx5, rxe since 6.2) or, for rxe 6.1, 0 without remote rights. */
+    private int rkeyFor(MemoryRegion region, int key) {
+        return rkeyOnlyWithRemoteRights && !MemoryRegion.allowsRemoteAccess(region.access) ? 0 : key;
+    }
+
+    /** Gives the region a key from the key source: its lkey, and its rkey ({@link #rkeyFor}). */
     void register(MemoryRegion region) {
         if (live >= maxRegions) {
             throw new VerbsException(Errno.ENOMEM, "ibv_reg_mr: the device's " + maxRegions + " MRs are in use");
@@ -86,7 +92,7 @@ public final class MemoryRegionTable {
         // neither live nor remembered as retired, nor of a window's family
         int key = keys.nextMemoryKey(k -> byKey.contains(k) || windows.contains(MemoryWindow.family(k)));
         region.lkey = key;
-        region.rkey = MemoryRegion.allowsRemoteAccess(region.access) ? key : 0;
+        region.rkey = rkeyFor(region, key);
         region.state = MemoryRegion.State.VALID;
         byKey.put(key, region);
         live++;
@@ -101,7 +107,7 @@ public final class MemoryRegionTable {
     void reregister(MemoryRegion old, MemoryRegion replacement) {
         int key = old.lkey;
         replacement.lkey = key;
-        replacement.rkey = MemoryRegion.allowsRemoteAccess(replacement.access) ? key : 0;
+        replacement.rkey = rkeyFor(replacement, key);
         replacement.state = MemoryRegion.State.VALID;
         byKey.put(key, replacement);
         old.state = MemoryRegion.State.FREE;
@@ -270,8 +276,8 @@ public final class MemoryRegionTable {
 
     /** Gives a new window a key (rxe_mw.c rxe_alloc_mw); ENOMEM past max_mw. */
     void allocate(MemoryWindow window) {
-        if (liveWindows >= MAX_WINDOWS) {
-            throw new VerbsException(Errno.ENOMEM, "ibv_alloc_mw: the device's " + MAX_WINDOWS + " MWs are in use");
+        if (liveWindows >= maxWindows) {
+            throw new VerbsException(Errno.ENOMEM, "ibv_alloc_mw: the device's " + maxWindows + " MWs are in use");
         }
         int key = keys.nextMemoryKey(this::familyTaken);
         window.rkey = key;

@@ -44,15 +44,16 @@ class MemoryRegionTableTest {
     }
 
     @Test
-    @DisplayName("rxe keys: index << 8 | key byte; the rkey is 0 without remote access")
+    @DisplayName("rxe keys: index << 8 | key byte; the rkey is the lkey, without remote access too (its rights refuse it)")
     void keys() {
         MemoryRegion local = register(LOCAL_WRITE);
         MemoryRegion remote = register(LOCAL_WRITE | REMOTE_WRITE);
         assertThat(local.lkey >>> 8).isEqualTo(1);
         assertThat(remote.lkey >>> 8).isEqualTo(2);
-        assertThat(local.rkey).isZero();
+        assertThat(local.rkey).isEqualTo(local.lkey);
         assertThat(remote.rkey).isEqualTo(remote.lkey);
         assertThat(table.checkRemote(0, pd, null, REMOTE_READ, local.address, 1)).isEqualTo(NO_SUCH_KEY);
+        assertThat(table.checkRemote(local.rkey, pd, null, REMOTE_READ, local.address, 1)).isNotEqualTo(MemoryRegionTable.Check.OK);
     }
 
     @Test

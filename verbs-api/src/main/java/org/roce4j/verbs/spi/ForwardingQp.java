@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 
+import org.roce4j.verbs.Gid;
 import org.roce4j.verbs.Pd;
 import org.roce4j.verbs.Qp;
 import org.roce4j.verbs.QpAttr;
@@ -83,6 +84,16 @@ public abstract class ForwardingQp implements Qp {
     @Override
     public void postRecv(List<RecvWr> wrs) {
         qp.postRecv(wrs);
+    }
+
+    @Override
+    public void attachMcast(Gid gid, int lid) {
+        qp.attachMcast(gid, lid);
+    }
+
+    @Override
+    public void detachMcast(Gid gid, int lid) {
+        qp.detachMcast(gid, lid);
     }
 
     @Override
