@@ -26,9 +26,10 @@ public enum Quirk {
     /**
      * A send SGE whose lkey names no valid region (deregistered, say) completes LOC_QP_OP_ERR, not
      * LOC_PROT_ERR; one beyond its region is still LOC_PROT_ERR. Kernel 6.1's {@code rxe_mr.c copy_data}
-     * returns -EINVAL when {@code lookup_mr} finds nothing and -EFAULT from {@code mr_check_range};
-     * {@code rxe_req.c rxe_requester} maps -EFAULT to IB_WC_LOC_PROT_ERR and anything else to
-     * IB_WC_LOC_QP_OP_ERR.
+     * returns -EINVAL when {@code lookup_mr} finds nothing, -ENOSPC when the SGEs run out before the WQE's
+     * length (rdma-core 44's wr_set_sge_list, {@link #WR_SET_SGE_LIST_LENGTH_IS_COUNT_TIMES_FIRST}) and -EFAULT
+     * from {@code mr_check_range}; {@code rxe_req.c rxe_requester} maps -EFAULT to IB_WC_LOC_PROT_ERR and
+     * anything else to IB_WC_LOC_QP_OP_ERR (seen on rxe0 for both).
      */
     UNKNOWN_SEND_LKEY_IS_LOC_QP_OP_ERR,
     /**

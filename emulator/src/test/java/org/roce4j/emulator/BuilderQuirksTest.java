@@ -16,7 +16,7 @@ import org.roce4j.verbs.WorkCompletion;
 /** The ibv_wr_* builder's quirks of rdma-core 44's rxe provider, under each profile. */
 class BuilderQuirksTest {
     @ParameterizedTest(name = "{0}: {1}")
-    @CsvSource({"LINUX, SUCCESS", "RXE_6_1, LOC_PROT_ERR", "RXE_6_12, WR_FLUSH_ERR"})
+    @CsvSource({"LINUX, SUCCESS", "RXE_6_1, LOC_QP_OP_ERR", "RXE_6_12, WR_FLUSH_ERR"})
     void wrSetSgeListLengthIsCountTimesFirst(DeviceProfile profile, WcStatus expected) {
         // Quirk.WR_SET_SGE_LIST_LENGTH_IS_COUNT_TIMES_FIRST: 30 + 20 bytes listed, 2 x 30 = 60 set.
         try (TwoNodes nodes = new TwoNodes(Fabric.deterministic(), profile)) {

@@ -340,7 +340,10 @@ public final class Requester {
                 if (copied == SgeCopy.FAULT) {
                     rnic.count(RnicCounter.MEMORY_ACCESS_ERRORS);
                 }
-                failInRequester(wqe, WcStatus.LOC_PROT_ERR);
+                // SGEs that run out before the WQE's length (a length the provider set wrong) are copy_data's
+                // -ENOSPC, which kernel 6.1's rxe_requester completes LOC_QP_OP_ERR (Quirk doc).
+                failInRequester(wqe, copied == SgeCopy.TOO_LONG && rnic.model.has(Quirk.UNKNOWN_SEND_LKEY_IS_LOC_QP_OP_ERR)
+                        ? WcStatus.LOC_QP_OP_ERR : WcStatus.LOC_PROT_ERR);
                 qp.completer.retire();
                 return;
             }
