@@ -305,9 +305,9 @@ class OpcodeTest {
 
     /**
      * IBTA 9.4.4 (SEND with Invalidate): the responder invalidates the R_Key named in the IETH and reports it.
-     * Note: the API has only ibv_reg_mr regions (no memory windows, no fast-register MRs); this checks
-     * roce4j's contract that such a region's rkey can be invalidated. rxe refuses it (rxe_invalidate_mr
-     * wants IB_MR_TYPE_MEM_REG), so on the ibverbs backend this needs memory windows in the API.
+     * This checks the default profile's contract that an ibv_reg_mr region's rkey can be invalidated; rxe
+     * refuses it (rxe_invalidate_mr wants IB_MR_TYPE_MEM_REG: departure [6]). Windows are invalidated on every
+     * device: MemoryWindowTest.
      */
     void sendWithInvalidate() throws Exception {
         try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {

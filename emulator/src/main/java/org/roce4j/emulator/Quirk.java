@@ -141,7 +141,7 @@ public enum Quirk {
     REREG_MR_NOT_SUPPORTED,
     /**
      * {@code ibv_query_device} reports rxe's {@code device_cap_flags} (rxe_param.h RXE_DEVICE_CAP_FLAGS; as
-     * {@code ibv_query_device} shows it on 6.1 and 6.12: 0x1223c76), memory windows and fast registration
+     * {@code ibv_query_device} shows it on 6.1 and 6.12: 0x1223c76), fast registration (MEM_MGT_EXTENSIONS)
      * included, which the emulator does not implement; the default reports only what the emulator does.
      */
     REPORTS_RXE_DEVICE_CAP_FLAGS,
