@@ -91,3 +91,20 @@ interop_reset() {
   mkdir -p "$1/a/steps" "$1/h/steps"
   if [ -f "$1/b.sh" ]; then mkdir -p "$1/b/steps"; fi
 }
+
+# side_exits WORK: which side ended how, from rxe-vm's section headers in WORK/out.log
+# ("VM a exit 0, host exit 255"): a failed case says whose exit status failed it.
+side_exits() {
+  sed -n 's/^== \(VM [ab]\|host\) (.*, exit \([^)]*\))$/\1 exit \2/p' "$1/out.log" 2>/dev/null | paste -sd ';' - | sed 's/;/, /g'
+}
+
+# failure_tail WORK: the end of each side's section of WORK/out.log (its header, then its last 15
+# lines, each cut at 240 characters: rping's ping lines are as long as the message), indented, on
+# stderr; a tail of the whole log would show only the side rxe-vm printed last.
+failure_tail() {
+  awk '/^== (VM [ab]|host) \(/ { show(); head = $0; n = 0; next }
+       { last[n++ % 15] = substr($0, 1, 240) }
+       function show(  i) { if (head == "") return; print head
+                            for (i = (n > 15 ? n - 15 : 0); i < n; i++) print "  " last[i % 15] }
+       END { show() }' "$1/out.log" 2>/dev/null | sed 's/^/      /' >&2
+}
