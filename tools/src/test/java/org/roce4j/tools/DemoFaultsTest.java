@@ -26,6 +26,7 @@ import org.roce4j.testing.RequiredInCi;
 import org.roce4j.wire.Aeth;
 import org.roce4j.wire.AethSyndrome;
 import org.roce4j.wire.DecodeResult;
+import org.roce4j.wire.DropReason;
 import org.roce4j.wire.MacAddress;
 import org.roce4j.wire.NakCode;
 import org.roce4j.wire.RoceDecoder;
@@ -88,7 +89,7 @@ class DemoFaultsTest {
         assertThat(demo(pcap, EVERY_FAULT_SEED_17).exitCode()).isZero();
         List<RoceFrame> frames = decodeAll(pcap);
 
-        // The tap is at the sender, before the fault point: every frame as the RNIC sent it, ICRC good.
+        // The tap is where the wire is: every frame as it arrived (the corrupted one with a bad ICRC), a dropped one as sent.
         assertThat(frames).hasSize(TestCaptures.read(pcap).size());
         long naks = frames.stream().filter(DemoFaultsTest::isSequenceNak).count();
         assertThat(naks).as("PSN sequence error NAKs, seed 17").isPositive();
@@ -110,6 +111,44 @@ class DemoFaultsTest {
             }
         }
         assertThat(wiresharkSentByA).isEqualTo(sentByA);
+    }
+
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(ints = {7, 8, 9})
+    @DisplayName("the capture shows what the faults did: decode counts an ICRC BAD per corrupted frame, and the pcapng comments one line per drop, duplicate and corruption")
+    void decodeOfTheCaptureCountsWhatTheFaultsDid(int seed) {
+        Path pcapng = dir.resolve("faults-" + seed + ".pcapng");
+        TestCaptures.Run run = demo(pcapng, "--loss", "0.1", "--duplicate", "0.1", "--corrupt", "0.2",
+                "--seed", String.valueOf(seed));
+        java.util.regex.Matcher said = java.util.regex.Pattern
+                .compile("faults \\(seed \\d+\\): (\\d+) dropped, (\\d+) duplicated, (\\d+) corrupted").matcher(run.out());
+        assertThat(said.find()).as(run.out()).isTrue();
+        int dropped = Integer.parseInt(said.group(1));
+        int duplicated = Integer.parseInt(said.group(2));
+        int corrupted = Integer.parseInt(said.group(3));
+        assertThat(corrupted).as("seed %d corrupts something", seed).isPositive();
+
+        TestCaptures.Run decode = TestCaptures.run("decode", pcapng.toString());
+        List<List<String>> frames = new ArrayList<>(); // each frame's line, then its comments
+        for (String line : decode.lines()) {
+            if (line.matches("\\d+ .*")) {
+                frames.add(new ArrayList<>(List.of(line)));
+            } else if (line.startsWith("    comment: ")) {
+                frames.getLast().add(line.substring("    comment: ".length()));
+            }
+        }
+        List<List<String>> bad = frames.stream().filter(f -> f.getFirst().endsWith(" ICRC BAD")).toList();
+        assertThat(decode.out()).contains("ICRC failures:         " + bad.size() + "\n");
+        assertThat(bad).as("every frame with a bad ICRC is one the plan corrupted, and the other way round")
+                .isEqualTo(frames.stream().filter(f -> says(f, "ICRC corrupted by rule ")).toList());
+        assertThat(frames).filteredOn(f -> says(f, "dropped by rule ")).hasSize(dropped);
+        assertThat(frames).filteredOn(f -> says(f, "duplicated by rule ")).hasSize(duplicated);
+        assertThat(frames).as("corrupted once each; a duplicate of a corrupted frame is corrupted too")
+                .filteredOn(f -> says(f, "ICRC corrupted by rule ") && !says(f, "duplicated by rule ")).hasSize(corrupted);
+    }
+
+    private static boolean says(List<String> frame, String comment) {
+        return frame.stream().skip(1).anyMatch(c -> c.startsWith(comment));
     }
 
     @Test
@@ -197,9 +236,11 @@ class DemoFaultsTest {
     private static List<RoceFrame> decodeAll(Path pcap) throws java.io.IOException {
         RoceDecoder decoder = new RoceDecoder();
         return TestCaptures.read(pcap).stream().map(record -> decoder.decode(record.data()))
-                .map(result -> {
-                    assertThat(result).isInstanceOf(DecodeResult.Decoded.class);
-                    return ((DecodeResult.Decoded) result).frame();
+                .map(result -> switch (result) {
+                    case DecodeResult.Decoded decoded -> decoded.frame();
+                    // a frame the fault plan corrupted, captured as the wire carried it
+                    case DecodeResult.Dropped dropped when dropped.reason() == DropReason.BAD_ICRC -> dropped.parsedFrame();
+                    default -> throw new AssertionError("not a RoCE frame as sent or corrupted: " + result);
                 }).toList();
     }
 

@@ -1,6 +1,7 @@
 package org.roce4j.emulator.fabric;
 
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * Frames waiting for their delivery time, earliest first; among equal times, in the order they
@@ -19,6 +20,8 @@ final class DeliveryQueue {
     private byte[][] buffer;
     private int[] length;
     private AttachedPort[] destination;
+    /** What the fault injector did to each frame, for the tap's comments; null when nobody asked. */
+    private List<?>[] faults;
     /** Slot numbers, heap-ordered by (time, sequence). */
     private int[] heap;
     private int size;
@@ -35,13 +38,20 @@ final class DeliveryQueue {
         buffer = new byte[capacity][];
         length = new int[capacity];
         destination = new AttachedPort[capacity];
+        faults = new List<?>[capacity];
         heap = new int[capacity];
         freeSlots = new int[capacity];
     }
 
     /** Queues a frame, held in {@code frame[0 .. frameLength)}, for {@code deliveryNanos}. */
     void add(long deliveryNanos, byte[] frame, int frameLength, AttachedPort to) {
+        add(deliveryNanos, frame, frameLength, to, null);
+    }
+
+    /** Queues a frame with what the fault injector did to it ({@code faultNotes}, for the tap; may be null). */
+    void add(long deliveryNanos, byte[] frame, int frameLength, AttachedPort to, List<String> faultNotes) {
         int slot = allocateSlot();
+        faults[slot] = faultNotes;
         time[slot] = deliveryNanos;
         sequence[slot] = nextSequence++;
         buffer[slot] = frame;
@@ -97,10 +107,18 @@ final class DeliveryQueue {
         return destination[slot];
     }
 
+    /** {@return what the fault injector did to the frame, as queued; empty when nothing or nobody asked} */
+    @SuppressWarnings("unchecked") // only add() stores here, and only List<String>
+    List<String> faultNotes(int slot) {
+        List<String> notes = (List<String>) faults[slot];
+        return notes == null ? List.of() : notes;
+    }
+
     /** Gives back the slot of a removed frame; the caller has taken care of its buffer. */
     void free(int slot) {
         buffer[slot] = null;
         destination[slot] = null;
+        faults[slot] = null;
         freeSlots[freeSlotCount++] = slot;
     }
 
@@ -121,6 +139,7 @@ final class DeliveryQueue {
         buffer = Arrays.copyOf(buffer, capacity);
         length = Arrays.copyOf(length, capacity);
         destination = Arrays.copyOf(destination, capacity);
+        faults = Arrays.copyOf(faults, capacity);
         heap = Arrays.copyOf(heap, capacity);
         freeSlots = Arrays.copyOf(freeSlots, capacity);
     }

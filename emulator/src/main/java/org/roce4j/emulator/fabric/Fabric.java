@@ -181,10 +181,14 @@ public final class Fabric implements AutoCloseable {
     }
 
     /**
-     * Writes every transmitted frame to a pcap file (Ethernet link type) from now on, before the
-     * frame is routed: frames later dropped are captured too. The timestamp is the transmit time,
-     * in virtual nanoseconds since the epoch in deterministic mode, so the file is the same on
-     * every run. The file is flushed and closed by {@link #close()}.
+     * Captures what the wire carries from now on (Ethernet link type), pcapng when the file's name
+     * ends in {@code .pcapng}, classic pcap otherwise: each frame as it reaches its port, at that
+     * time, with the bytes the fault plan left (corrupted, twice when duplicated, late when held
+     * back); a frame the plan dropped, or sent to a MAC no port has, as it was sent. In pcapng each
+     * frame the plan touched carries comments saying what was done ("dropped by rule 2", numbered as
+     * {@link Faults#describe()} numbers them). Times are virtual nanoseconds since the epoch in
+     * deterministic mode, so the file is the same on every run. The file is flushed and closed by
+     * {@link #close()}.
      *
      * @throws IllegalStateException if the fabric already has a tap, or is closed
      * @throws IOException if the file cannot be created

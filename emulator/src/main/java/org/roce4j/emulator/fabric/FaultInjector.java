@@ -1,5 +1,8 @@
 package org.roce4j.emulator.fabric;
 
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.SplittableRandom;
 import org.roce4j.wire.DropReason;
 import org.roce4j.wire.Opcode;
@@ -24,6 +27,15 @@ public final class FaultInjector implements FrameFilter {
     private final PacketInfo packet = new PacketInfo();
 
     private boolean duplicatePending;
+    /** The rules that fired on the last frame, by kind (0: none; else the rule's number from 1), for the tap's notes. */
+    private int lastDropRule;
+    private int lastCorruptRule;
+    /** Whether the last corrupted frame was RoCE: a byte under its ICRC changed, which the receiver's ICRC check catches. */
+    private boolean lastCorruptUnderIcrc;
+    private int lastDuplicateRule;
+    private final int[] lastDelayRules;
+    private int lastDelayRuleCount;
+    private long lastHeldBackNanos;
     private long dropped;
     private long duplicated;
     private long corrupted;
@@ -35,6 +47,7 @@ public final class FaultInjector implements FrameFilter {
         this.rules = plan.rules().toArray(FaultRule[]::new);
         this.randoms = new SplittableRandom[rules.length];
         this.matched = new long[rules.length];
+        this.lastDelayRules = new int[rules.length];
         SplittableRandom root = new SplittableRandom(plan.seed());
         for (int i = 0; i < rules.length; i++) {
             randoms[i] = root.split();
@@ -54,6 +67,11 @@ public final class FaultInjector implements FrameFilter {
     @Override
     public long deliveryTimeNanos(byte[] frame, int length, long transmitNanos, long nominalDeliveryNanos) {
         duplicatePending = false;
+        lastDropRule = 0;
+        lastCorruptRule = 0;
+        lastDuplicateRule = 0;
+        lastDelayRuleCount = 0;
+        lastHeldBackNanos = 0;
         long destination = FrameSwitch.mac(frame, 0);
         long source = FrameSwitch.mac(frame, 6);
         Opcode opcode = packet.parseFrame(frame, 0, length) || packet.dropReason() == DropReason.BAD_ICRC
@@ -74,19 +92,40 @@ public final class FaultInjector implements FrameFilter {
                 continue;
             }
             switch (rule.kind()) {
-                case DROP -> drop = true;
-                case DUPLICATE -> duplicate = true;
-                case CORRUPT -> corruptWith = corruptWith == null ? randoms[i] : corruptWith;
-                case DELAY -> delay += rule.nanos();
-                case REORDER -> reorder += 1 + randoms[i].nextLong(rule.nanos());
+                case DROP -> {
+                    drop = true;
+                    lastDropRule = lastDropRule == 0 ? i + 1 : lastDropRule;
+                }
+                case DUPLICATE -> {
+                    duplicate = true;
+                    lastDuplicateRule = lastDuplicateRule == 0 ? i + 1 : lastDuplicateRule;
+                }
+                case CORRUPT -> {
+                    if (corruptWith == null) {
+                        corruptWith = randoms[i];
+                        lastCorruptRule = i + 1;
+                    }
+                }
+                case DELAY -> {
+                    delay += rule.nanos();
+                    lastDelayRules[lastDelayRuleCount++] = i + 1;
+                }
+                case REORDER -> {
+                    reorder += 1 + randoms[i].nextLong(rule.nanos());
+                    lastDelayRules[lastDelayRuleCount++] = i + 1;
+                }
             }
         }
+        lastHeldBackNanos = delay + reorder;
         if (drop) {
             dropped++;
             return DROP;
         }
         if (corruptWith != null && corrupt(frame, length, opcode != null, corruptWith)) {
             corrupted++;
+            lastCorruptUnderIcrc = opcode != null;
+        } else {
+            lastCorruptRule = 0;
         }
         if (delay > 0) {
             delayed++;
@@ -106,6 +145,41 @@ public final class FaultInjector implements FrameFilter {
         duplicatePending = false;
         duplicated++;
         return deliveryNanos;
+    }
+
+    @Override
+    public List<String> lastFrameFaults() {
+        if (lastDropRule != 0) {
+            return List.of("dropped by rule " + lastDropRule);
+        }
+        List<String> notes = new ArrayList<>(2);
+        if (lastCorruptRule != 0) {
+            notes.add((lastCorruptUnderIcrc ? "ICRC corrupted by rule " : "corrupted by rule ") + lastCorruptRule);
+        }
+        if (lastDelayRuleCount > 0) {
+            StringBuilder note = new StringBuilder("held back ").append(microseconds(lastHeldBackNanos))
+                    .append(lastDelayRuleCount == 1 ? " by rule " : " by rules ");
+            for (int i = 0; i < lastDelayRuleCount; i++) {
+                note.append(i == 0 ? "" : i == lastDelayRuleCount - 1 ? " and " : ", ").append(lastDelayRules[i]);
+            }
+            notes.add(note.toString());
+        }
+        return notes;
+    }
+
+    @Override
+    public List<String> lastDuplicateFaults() {
+        if (lastDuplicateRule == 0) {
+            return List.of();
+        }
+        List<String> notes = new ArrayList<>(lastFrameFaults());
+        notes.add("duplicated by rule " + lastDuplicateRule);
+        return notes;
+    }
+
+    /** {@code 6 µs}, {@code 2.5 µs}, {@code 0.125 µs}: the fewest decimals that say the time to the nanosecond. */
+    static String microseconds(long nanos) {
+        return BigDecimal.valueOf(nanos, 3).stripTrailingZeros().toPlainString() + " µs";
     }
 
     /**

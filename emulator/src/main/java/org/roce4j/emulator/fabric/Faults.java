@@ -148,10 +148,19 @@ public final class Faults {
         return with(FaultRule.Kind.REORDER, where, probability, 0, window.toNanos());
     }
 
-    /** {@return the seed and one rule per line} */
+    /**
+     * {@return the seed and one rule per line, numbered from 1 as a pcapng capture's comments name them
+     * ("dropped by rule 2")}
+     */
     public String describe() {
-        return "faults, seed " + seed + (rules.isEmpty() ? ": none" : ":\n  "
-                + rules.stream().map(FaultRule::toString).collect(Collectors.joining("\n  ")));
+        if (rules.isEmpty()) {
+            return "faults, seed " + seed + ": none";
+        }
+        StringBuilder text = new StringBuilder("faults, seed ").append(seed).append(':');
+        for (int i = 0; i < rules.size(); i++) {
+            text.append("\n  rule ").append(i + 1).append(": ").append(rules.get(i));
+        }
+        return text.toString();
     }
 
     /** {@return the seed and the rules on one line, for failure messages} */

@@ -1,5 +1,7 @@
 package org.roce4j.emulator.fabric;
 
+import java.util.List;
+
 /**
  * Decides the fate of each frame on its way through the fabric: the one insertion point for
  * fault injection (seeded drop, delay, reorder, corrupt). {@link FrameSwitch#route} calls it for
@@ -37,5 +39,26 @@ public interface FrameFilter {
      */
     default long duplicateDeliveryTimeNanos(byte[] frame, int length, long transmitNanos, long deliveryNanos) {
         return DROP;
+    }
+
+    /**
+     * What the last {@link #deliveryTimeNanos} call did to its frame, in the words a pcapng capture's
+     * comments use ("dropped by rule 2", "ICRC corrupted by rule 1", "held back 6 µs by rule 3");
+     * empty when it did nothing. Only a tap asks, so a filter may build the text here, not per frame.
+     *
+     * @return one line per thing done, in a fixed order
+     */
+    default List<String> lastFrameFaults() {
+        return List.of();
+    }
+
+    /**
+     * The same for the second copy that {@link #duplicateDeliveryTimeNanos} last asked for: what was
+     * done to the frame, and that it is a duplicate ("duplicated by rule 4").
+     *
+     * @return one line per thing done
+     */
+    default List<String> lastDuplicateFaults() {
+        return List.of();
     }
 }

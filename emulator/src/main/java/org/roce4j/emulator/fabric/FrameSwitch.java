@@ -6,14 +6,29 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import org.roce4j.wire.MacAddress;
-import org.roce4j.wire.pcap.PcapWriter;
+import org.roce4j.wire.pcap.CaptureWriter;
 
 /**
  * Forwards frames between ports by destination MAC, as one Ethernet switch would: copies each
  * transmitted frame, queues it for its delivery time and hands it to the receiving port then.
- * Keeps the frame counters and the pcap tap. Not thread-safe: the fabric lock guards it.
+ * Keeps the frame counters and the tap. Not thread-safe: the fabric lock guards it.
+ *
+ * <p>The tap is where the wire is: a frame is captured as it reaches its port, at that time and
+ * with the bytes the fault injector left (a corrupted frame is captured corrupted, a duplicated one
+ * twice, a held-back one when it arrives), and a frame the injector dropped, or that no port has
+ * the destination of, is captured as it was sent. In a pcapng capture each frame the injector
+ * touched carries comments saying what it did ({@link FrameFilter#lastFrameFaults()}), and each
+ * request the requester sent again says "retransmission" ({@link RetransmissionMarks}); a frame
+ * flooded to a multicast group is captured once per port it reaches, but for the copy the sender
+ * loops back to itself, which no wire carries.
  */
 final class FrameSwitch {
+
+    /** The comment on a frame sent to a MAC no port has (the fabric's "no neighbour" broadcast among them). */
+    private static final List<String> NO_PORT = List.of("lost: no port has its destination MAC");
+
+    /** Queued in place of the notes for a frame no tap is to see; compared by identity. */
+    private static final List<String> NOT_ON_THE_WIRE = List.of("not on the wire");
 
     /** Destination MAC, source MAC, EtherType: shorter is no Ethernet frame. */
     static final int ETHERNET_HEADER_LENGTH = 14;
@@ -25,7 +40,9 @@ final class FrameSwitch {
     private final FramePool pool = new FramePool();
     private FrameFilter filter = FrameFilter.PASS_ALL;
 
-    private PcapWriter tap;
+    private CaptureWriter tap;
+    /** Which sent frames are retransmissions, for the tap's comments; null without a tap. */
+    private RetransmissionMarks retransmissions;
     /** Added to fabric time to get pcap's nanoseconds since the epoch; 0 for virtual time. */
     private final long tapEpochOffsetNanos;
 
@@ -62,16 +79,14 @@ final class FrameSwitch {
         if (tap != null) {
             throw new IllegalStateException("the fabric already has a pcap tap");
         }
-        tap = PcapWriter.create(pcapFile);
+        tap = CaptureWriter.create(pcapFile);
+        retransmissions = new RetransmissionMarks();
     }
 
     /**
-     * The one path every transmitted frame takes: validate, capture, look up the destination,
-     * copy, let the {@link FrameFilter} decide (the fault-injection point), queue, and queue a
-     * second copy when the filter asks for a duplicate. The tap is before the fault point, as a
-     * tap at the sender: a frame is captured once as transmitted, whether it is then dropped,
-     * corrupted or duplicated. Never throws:
-     * each way a frame can fail is a counter.
+     * The one path every transmitted frame takes: validate, look up the destination, copy, let the
+     * {@link FrameFilter} decide (the fault-injection point), queue, and queue a second copy when
+     * the filter asks for a duplicate. Never throws: each way a frame can fail is a counter.
      */
     void route(byte[] frame, int offset, int length, long nowNanos, long linkDelayNanos) {
         transmitted++;
@@ -84,23 +99,26 @@ final class FrameSwitch {
             droppedMalformed++;
             return;
         }
-        capture(frame, offset, length, nowNanos);
+        List<String> marks = tap == null ? List.of() : retransmissions.onSent(frame, offset, length);
         long destinationMac = mac(frame, offset);
         if (isMulticast(destinationMac)) {
             // A switch floods a group address to every port; the sender's own port gets a copy too, as
             // the IP stack of a host that is a member of the group loops its own multicast back
             // (IP_MULTICAST_LOOP): each node then keeps what its attached QPs want.
+            long sourceMac = mac(frame, offset + 6);
             for (int i = 0; i < portsInOrder.size(); i++) {
-                forward(frame, offset, length, nowNanos, linkDelayNanos, portsInOrder.get(i));
+                AttachedPort port = portsInOrder.get(i);
+                forward(frame, offset, length, nowNanos, linkDelayNanos, port, port.mac().value() != sourceMac, marks);
             }
             return;
         }
         AttachedPort destination = ports.get(destinationMac);
         if (destination == null) {
             droppedUnknownDestination++;
+            capture(frame, offset, length, nowNanos, RetransmissionMarks.join(marks, NO_PORT));
             return;
         }
-        forward(frame, offset, length, nowNanos, linkDelayNanos, destination);
+        forward(frame, offset, length, nowNanos, linkDelayNanos, destination, true, marks);
     }
 
     /** An Ethernet group address that is not the broadcast (which the fabric uses for "no neighbour": lost). */
@@ -108,25 +126,44 @@ final class FrameSwitch {
         return (mac & 0x0100_0000_0000L) != 0 && mac != 0xFFFF_FFFF_FFFFL;
     }
 
+    /**
+     * @param onTheWire false for the copy a multicast sender loops back to itself: no wire carries it, no tap sees it
+     * @param marks the tap's comments on the frame as sent ({@link RetransmissionMarks})
+     */
     private void forward(byte[] frame, int offset, int length, long nowNanos, long linkDelayNanos,
-                         AttachedPort destination) {
+                         AttachedPort destination, boolean onTheWire, List<String> marks) {
         byte[] copy = pool.take(length);
         System.arraycopy(frame, offset, copy, 0, length);
         long deliveryNanos = filter.deliveryTimeNanos(copy, length, nowNanos, nowNanos + linkDelayNanos);
         if (deliveryNanos == FrameFilter.DROP) {
             droppedByFilter++;
+            if (onTheWire) {
+                capture(copy, 0, length, nowNanos, RetransmissionMarks.join(marks, filter.lastFrameFaults()));
+            }
             pool.give(copy);
             return;
         }
         deliveryNanos = Math.max(deliveryNanos, nowNanos);
-        queue.add(deliveryNanos, copy, length, destination);
+        queue.add(deliveryNanos, copy, length, destination, tapNotes(onTheWire, marks, false));
         long duplicateNanos = filter.duplicateDeliveryTimeNanos(copy, length, nowNanos, deliveryNanos);
         if (duplicateNanos != FrameFilter.DROP) {
             duplicatedByFilter++;
             byte[] second = pool.take(length);
             System.arraycopy(copy, 0, second, 0, length);
-            queue.add(Math.max(duplicateNanos, nowNanos), second, length, destination);
+            queue.add(Math.max(duplicateNanos, nowNanos), second, length, destination,
+                    tapNotes(onTheWire, marks, true));
         }
+    }
+
+    /** What the queue keeps for the tap: nothing without one, the faults' notes, or that no tap is to see the frame. */
+    private List<String> tapNotes(boolean onTheWire, List<String> marks, boolean duplicate) {
+        if (tap == null) {
+            return null; // the filter is not asked: its notes are text made on demand
+        }
+        if (!onTheWire) {
+            return NOT_ON_THE_WIRE;
+        }
+        return RetransmissionMarks.join(marks, duplicate ? filter.lastDuplicateFaults() : filter.lastFrameFaults());
     }
 
     /** {@return when the next frame is due, or {@link Long#MAX_VALUE} if none is queued} */
@@ -145,6 +182,10 @@ final class FrameSwitch {
         AttachedPort port = queue.destination(slot);
         try {
             delivered++;
+            List<String> notes = queue.faultNotes(slot);
+            if (notes != NOT_ON_THE_WIRE) {
+                capture(frame, 0, queue.length(slot), nowNanos, notes);
+            }
             port.receiver().onFrame(frame, 0, queue.length(slot), nowNanos);
         } catch (RuntimeException | Error e) {
             failures.report(port, "receiver at " + nowNanos, e);
@@ -164,7 +205,7 @@ final class FrameSwitch {
             droppedClosed++;
         }
         if (tap != null) {
-            PcapWriter closing = tap;
+            CaptureWriter closing = tap;
             tap = null;
             closing.close();
         }
@@ -180,14 +221,13 @@ final class FrameSwitch {
         return pool;
     }
 
-    private void capture(byte[] frame, int offset, int length, long nowNanos) {
+    private void capture(byte[] frame, int offset, int length, long nowNanos, List<String> faults) {
         if (tap == null) {
             return;
         }
         try {
-            // The time the frame entered the fabric: with virtual time the capture is the same
-            // byte for byte on every run.
-            tap.write(nowNanos + tapEpochOffsetNanos, frame, offset, length);
+            // Fabric time: with virtual time the capture is the same byte for byte on every run.
+            tap.write(nowNanos + tapEpochOffsetNanos, frame, offset, length, faults);
         } catch (IOException | RuntimeException e) {
             // A full disk must not stop the fabric; one failure ends the capture, counted.
             tapWriteFailures++;

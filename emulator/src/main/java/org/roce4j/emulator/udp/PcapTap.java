@@ -3,11 +3,13 @@ package org.roce4j.emulator.udp;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.util.List;
 
-import org.roce4j.wire.pcap.PcapWriter;
+import org.roce4j.wire.pcap.CaptureWriter;
 
 /**
- * The UDP link's capture: frames as sent and as received, from two threads (the RNIC's and the
+ * The UDP link's capture (pcapng when the file's name ends in {@code .pcapng}, with comments on the
+ * frames the fault plan touched; classic pcap otherwise): frames as sent and as received, from two threads (the RNIC's and the
  * socket's), so every write takes the tap's monitor. A write error closes the tap and is kept for
  * {@link #close()}, never thrown into the datapath.
  *
@@ -17,13 +19,9 @@ import org.roce4j.wire.pcap.PcapWriter;
  * written — anyone on the network can send to port 4791, and should not fill the disk or the file.
  */
 final class PcapTap {
-    /** pcap's global header and record header (libpcap's pcap_file_header, pcap_pkthdr on disk). */
-    private static final int FILE_HEADER = 24;
-    private static final int RECORD_HEADER = 16;
-
     private final long maxBytes;
     private final boolean validFramesOnly;
-    private PcapWriter writer;
+    private CaptureWriter writer;
     private IOException failure;
     private volatile boolean open;
     private long bytes;
@@ -41,8 +39,8 @@ final class PcapTap {
         if (writer != null) {
             throw new IllegalStateException("the link already has a tap");
         }
-        writer = PcapWriter.create(file);
-        bytes = FILE_HEADER;
+        writer = CaptureWriter.create(file);
+        bytes = writer.headerLength();
         open = true;
     }
 
@@ -61,18 +59,19 @@ final class PcapTap {
         return false;
     }
 
-    synchronized void write(long timestampNanos, byte[] frame, int offset, int length) {
+    /** Records a frame with comments on what the fault plan did to it (pcapng only; may be empty). */
+    synchronized void write(long timestampNanos, byte[] frame, int offset, int length, List<String> faults) {
         if (writer == null) {
             return;
         }
-        long record = RECORD_HEADER + Math.min(length, PcapWriter.SNAPLEN);
+        long record = writer.recordLength(length, faults);
         if (full || bytes + record > maxBytes) {
             full = true;
             overLimit++;
             return;
         }
         try {
-            writer.write(timestampNanos, frame, offset, length);
+            writer.write(timestampNanos, frame, offset, length, faults);
             bytes += record;
             framesWritten++;
         } catch (IOException e) {

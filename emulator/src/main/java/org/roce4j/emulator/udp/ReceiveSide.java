@@ -1,5 +1,7 @@
 package org.roce4j.emulator.udp;
 
+import java.util.List;
+
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -137,7 +139,7 @@ final class ReceiveSide {
                 if (!v6) {
                     UdpHeader.fillChecksum(rx, ip); // as the kernel received it (over IPv6: rxe's 0, kept)
                 }
-                tap.write(clock.epochNanos(), rx, 0, end);
+                tap.write(clock.epochNanos(), rx, 0, end, List.of());
             }
             DatagramReceiver to = receiver;
             if (to != null) {

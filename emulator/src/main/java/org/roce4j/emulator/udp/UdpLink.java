@@ -39,6 +39,7 @@ import org.roce4j.emulator.HostRoute;
 import org.roce4j.emulator.fabric.Clock;
 import org.roce4j.emulator.fabric.FaultCounters;
 import org.roce4j.emulator.fabric.FaultInjector;
+import org.roce4j.emulator.fabric.RetransmissionMarks;
 import org.roce4j.emulator.fabric.FrameFilter;
 import org.roce4j.wire.IpHeader;
 import org.roce4j.wire.PacketInfo;
@@ -94,6 +95,8 @@ final class UdpLink implements ExternalLink, AutoCloseable {
     private final byte[] txTapFrame = new byte[PacketWriter.MAX_HEADERS_LENGTH + MAX_DATAGRAM];
     /** Where a sent frame's addresses and UDP payload are. Under the fabric lock. */
     private final PacketInfo sentHeaders = new PacketInfo();
+    /** Which sent frames are retransmissions, for the tap's comments. Under the fabric lock. */
+    private final RetransmissionMarks retransmissions = new RetransmissionMarks();
 
     /** A socket on ADDRESS:4791: {@code ip} is the address's bytes, compared with a frame's source. */
     private record BoundSocket(Channel channel, InetAddress address, byte[] ip) {
@@ -276,16 +279,25 @@ final class UdpLink implements ExternalLink, AutoCloseable {
     @Override
     public void transmit(byte[] frame, int offset, int length) {
         FaultInjector injector = faults;
+        List<String> marks = tap.isOpen() ? retransmissions.onSent(frame, offset, length) : List.of();
+        List<String> notes = marks;
         if (injector != null && offset == 0) {
             long now = clock.nanoTime();
             if (injector.deliveryTimeNanos(frame, length, now, now) == FrameFilter.DROP) {
+                if (tap.isOpen() && sentHeaders.locateFrameHeaders(frame, offset, length)) {
+                    // Captured as sent, as the fabric's tap does; pcapng says it was dropped.
+                    tapSent(frame, offset, length, sentHeaders, RetransmissionMarks.join(marks, injector.lastFrameFaults()));
+                }
                 return;
             }
-            if (injector.duplicateDeliveryTimeNanos(frame, length, now, now) != FrameFilter.DROP) {
-                send(frame, offset, length);
+            boolean twice = injector.duplicateDeliveryTimeNanos(frame, length, now, now) != FrameFilter.DROP;
+            notes = tap.isOpen() ? RetransmissionMarks.join(marks, injector.lastFrameFaults()) : notes;
+            if (twice) {
+                send(frame, offset, length,
+                        tap.isOpen() ? RetransmissionMarks.join(marks, injector.lastDuplicateFaults()) : notes);
             }
         }
-        send(frame, offset, length);
+        send(frame, offset, length, notes);
     }
 
     /**
@@ -303,7 +315,8 @@ final class UdpLink implements ExternalLink, AutoCloseable {
         return injector == null ? FaultCounters.NONE : injector.counters();
     }
 
-    private void send(byte[] frame, int offset, int length) {
+    /** @param faults what the fault plan did to the frame, for the tap's comments */
+    private void send(byte[] frame, int offset, int length, List<String> faults) {
         PacketInfo headers = sentHeaders;
         if (!headers.locateFrameHeaders(frame, offset, length)) {
             noSocketDrops.incrementAndGet(); // too short for IP and UDP headers: nothing to address a socket by
@@ -325,7 +338,7 @@ final class UdpLink implements ExternalLink, AutoCloseable {
             return;
         }
         if (tap.isOpen()) {
-            tapSent(frame, offset, length, headers.ipOffset() - offset, headers.ipVersion() == 6);
+            tapSent(frame, offset, length, headers, faults);
         }
         pacer.send(channel, frame, payload, n, to);
     }
@@ -399,14 +412,15 @@ final class UdpLink implements ExternalLink, AutoCloseable {
      * label 0 (Linux may set an automatic flow label) and TTL / hop limit 64, and over IPv4 a real
      * UDP checksum (over IPv6 the frame already carries one).
      */
-    private void tapSent(byte[] frame, int offset, int length, int ip, boolean v6) {
+    private void tapSent(byte[] frame, int offset, int length, PacketInfo headers, List<String> faults) {
+        int ip = headers.ipOffset() - offset;
         byte[] t = txTapFrame;
         System.arraycopy(frame, offset, t, 0, length);
         IpHeader.writeVariantFields(t, ip, 0, 0, KERNEL_TTL);
-        if (!v6) {
+        if (headers.ipVersion() != 6) {
             UdpHeader.fillChecksum(t, ip);
         }
-        tap.write(clock.epochNanos(), t, 0, length);
+        tap.write(clock.epochNanos(), t, 0, length, faults);
     }
 
     // ---- tap, counters, close -------------------------------------------------------------

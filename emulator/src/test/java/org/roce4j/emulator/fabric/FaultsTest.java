@@ -22,6 +22,8 @@ import org.roce4j.emulator.fabric.TestFrames.Recorder;
 import org.roce4j.wire.DropReason;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.PacketInfo;
+import org.roce4j.wire.pcap.CaptureReader;
+import org.roce4j.wire.pcap.CapturedPacket;
 import org.roce4j.wire.pcap.PcapReader;
 import org.roce4j.wire.pcap.PcapRecord;
 
@@ -187,25 +189,59 @@ class FaultsTest {
     }
 
     @Test
-    @DisplayName("the pcap tap, at the sender, shows each frame once as transmitted: dropped, duplicated and corrupted alike")
-    void theTapShowsFramesAsTransmitted(@TempDir Path dir) throws IOException {
+    @DisplayName("the tap shows what the wire carried: a dropped frame as sent, a duplicated one twice, a corrupted one corrupted, a held-back one when it arrived")
+    void theTapShowsWhatTheWireCarried(@TempDir Path dir) throws IOException {
         Path pcap = dir.resolve("faults.pcap");
         fabric.tap(pcap);
         fabric.faults(Faults.seeded(8).dropNth(1, FrameMatch.any()).duplicateNth(2, FrameMatch.any())
-                .corruptNth(3, FrameMatch.any()));
+                .corruptNth(3, FrameMatch.any()).delayNth(4, Duration.ofNanos(6_000), FrameMatch.any()));
         List<byte[]> sent = List.of(roceSend(B, A, 1, new byte[4]), roceSend(B, A, 2, new byte[4]),
-                roceSend(B, A, 3, new byte[4]));
+                roceSend(B, A, 3, new byte[4]), roceSend(B, A, 4, new byte[4]));
         sent.forEach(f -> send(a, f));
         fabric.runUntilIdle();
         fabric.close();
 
-        List<byte[]> captured = new ArrayList<>();
+        List<PcapRecord> captured = new ArrayList<>();
         try (PcapReader reader = PcapReader.open(pcap)) {
-            reader.forEach(record -> captured.add(record.data()));
+            reader.forEach(captured::add);
         }
-        assertThat(captured).containsExactlyElementsOf(sent);
-        assertThat(atB.arrivals).hasSize(3); // frame 2 twice, frame 3 corrupted
-        assertThat(fabric.faultCounters()).isEqualTo(new FaultCounters(1, 1, 1, 0, 0));
+        assertThat(captured).extracting(PcapRecord::timestampNanos).containsExactly(0L, LINK, LINK, LINK, LINK + 6_000);
+        assertThat(captured).extracting(PcapRecord::data).satisfiesExactly(
+                dropped -> assertThat(dropped).isEqualTo(sent.get(0)),
+                duplicate -> assertThat(duplicate).isEqualTo(sent.get(1)),
+                duplicate -> assertThat(duplicate).isEqualTo(sent.get(1)),
+                corrupted -> assertThat(corrupted).hasSameSizeAs(sent.get(2)).isNotEqualTo(sent.get(2))
+                        .isEqualTo(atB.arrivals.get(2).bytes()),
+                late -> assertThat(late).isEqualTo(sent.get(3)));
+        assertThat(fabric.faultCounters()).isEqualTo(new FaultCounters(1, 1, 1, 1, 0));
+    }
+
+    @Test
+    @DisplayName("in a pcapng capture each frame the plan touched says what was done to it, naming the rule as describe() numbers it")
+    void aPcapngCaptureCommentsOnEveryFrameThePlanTouched(@TempDir Path dir) throws IOException {
+        Path pcap = dir.resolve("faults.pcapng");
+        fabric.tap(pcap);
+        Faults plan = Faults.seeded(8).dropNth(1, FrameMatch.any()).duplicateNth(2, FrameMatch.any())
+                .corruptNth(3, FrameMatch.any()).delayNth(3, Duration.ofNanos(2_500), FrameMatch.any())
+                .delayNth(3, Duration.ofNanos(500), FrameMatch.any());
+        fabric.faults(plan);
+        for (int psn = 1; psn <= 4; psn++) {
+            send(a, roceSend(B, A, psn, new byte[4]));
+        }
+        fabric.runUntilIdle();
+        fabric.close();
+
+        List<CapturedPacket> captured = new ArrayList<>();
+        try (CaptureReader reader = CaptureReader.open(pcap)) {
+            reader.forEach(captured::add);
+        }
+        assertThat(captured).extracting(CapturedPacket::comments).containsExactly(
+                List.of("dropped by rule 1"),
+                List.of(),
+                List.of("duplicated by rule 2"),
+                List.of(),
+                List.of("ICRC corrupted by rule 3", "held back 3 µs by rules 4 and 5"));
+        assertThat(plan.describe()).contains("\n  rule 1: drop frame 1", "\n  rule 5: delay");
     }
 
     @Test
@@ -217,7 +253,8 @@ class FaultsTest {
         assertThat(plan.toString()).startsWith("Faults(seed=42, ").contains("drop any frame from any to any, probability 0.3")
                 .contains("drop frame 3 of any frame from 02:00:00:00:00:0a to 02:00:00:00:00:0b")
                 .contains("reorder within 4000 ns any frame").contains("duplicate ACKS from any to any, probability 1.0");
-        assertThat(plan.describe()).startsWith("faults, seed 42:\n  drop").hasLineCount(5);
+        assertThat(plan.describe()).startsWith("faults, seed 42:\n  rule 1: drop").contains("\n  rule 4: duplicate")
+                .hasLineCount(5);
         assertThat(Faults.seeded(9).describe()).isEqualTo("faults, seed 9: none");
     }
 

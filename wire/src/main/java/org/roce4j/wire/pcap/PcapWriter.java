@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -16,7 +17,7 @@ import java.util.Objects;
  * same timestamps give the same bytes. Output is buffered; {@link #flush()} or {@link #close()}
  * pushes it to the stream. Not thread-safe.
  */
-public final class PcapWriter implements AutoCloseable {
+public final class PcapWriter implements CaptureWriter {
 
     /** Frames longer than this are truncated to it; their original length is kept. */
     public static final int SNAPLEN = PcapGlobalHeader.MAXIMUM_SNAPLEN;
@@ -99,11 +100,29 @@ public final class PcapWriter implements AutoCloseable {
         used += captured;
     }
 
+    /** Writes the frame as {@link #write(long, byte[], int, int)}; classic pcap has no place for the comments. */
+    @Override
+    public void write(long timestampNanos, byte[] frame, int offset, int length, List<String> comments)
+            throws IOException {
+        write(timestampNanos, frame, offset, length);
+    }
+
+    @Override
+    public long headerLength() {
+        return PcapGlobalHeader.LENGTH;
+    }
+
+    @Override
+    public long recordLength(int length, List<String> comments) {
+        return PcapRecordHeader.LENGTH + Math.min(length, SNAPLEN);
+    }
+
     /**
      * Pushes everything written so far to the stream, and flushes the stream.
      *
      * @throws IOException if the writer is closed or the stream fails
      */
+    @Override
     public void flush() throws IOException {
         ensureOpen();
         drainBuffer();

@@ -21,16 +21,20 @@ import java.util.Objects;
  * <p>As {@link PcapWriter}: the output depends only on what is written (no clock, no host name or
  * application option), so the same packets give the same bytes. Not thread-safe.
  */
-public final class PcapngWriter implements AutoCloseable {
+public final class PcapngWriter implements CaptureWriter {
 
     /** if_tsresol 9: timestamps count nanoseconds. */
     private static final byte NANOSECONDS = 9;
+    /** §4.3: interface ID, timestamp (high, low), captured and original lengths, before the packet data. */
+    private static final int ENHANCED_PACKET_FIELDS = 20;
 
     private final OutputStream out;
     private final List<LinkType> interfaces = new ArrayList<>();
     /** Blocks made but not yet written: the constructor's and addInterface's (they throw no IOException). */
     private final List<Block> pending = new ArrayList<>();
     private boolean closed;
+    /** The section and interface blocks already written out. */
+    private long writtenHeaderLength;
 
     /**
      * Starts a capture on {@code out}: its Section Header Block and interface 0 (Ethernet). Closing the
@@ -109,18 +113,17 @@ public final class PcapngWriter implements AutoCloseable {
                     + ", timestamp " + timestampNanos + " ns: an interface of this writer and a time since 1970");
         }
         List<byte[]> texts = new ArrayList<>();
-        int optionBytes = 4;
         for (String comment : comments) {
             byte[] text = comment.getBytes(StandardCharsets.UTF_8);
             if (text.length > 0xFFFF) {
                 throw new IllegalArgumentException("a comment of " + text.length + " bytes; an option holds 65535");
             }
             texts.add(text);
-            optionBytes += 4 + Pcapng.padded(text.length);
         }
         ensureOpen();
         int captured = Math.min(length, PcapWriter.SNAPLEN);
-        Block packet = new Block(Pcapng.ENHANCED_PACKET, 20 + Pcapng.padded(captured) + optionBytes);
+        Block packet = new Block(Pcapng.ENHANCED_PACKET, ENHANCED_PACKET_FIELDS + Pcapng.padded(captured)
+                + optionsLength(texts));
         packet.body.putInt(interfaceId).putInt((int) (timestampNanos >>> 32)).putInt((int) timestampNanos)
                 .putInt(captured).putInt(length).put(frame, offset, captured);
         packet.pad();
@@ -134,11 +137,50 @@ public final class PcapngWriter implements AutoCloseable {
         packet.writeTo(out);
     }
 
+    /** Writes the frame on interface 0; see {@link #write(int, long, byte[], int, int, List)}. */
+    @Override
+    public void write(long timestampNanos, byte[] frame, int offset, int length, List<String> comments)
+            throws IOException {
+        write(0, timestampNanos, frame, offset, length, comments);
+    }
+
+    @Override
+    public long headerLength() {
+        long total = 0;
+        for (Block block : pending) {
+            total += block.length();
+        }
+        return total + writtenHeaderLength;
+    }
+
+    @Override
+    public long recordLength(int length, List<String> comments) {
+        List<byte[]> texts = new ArrayList<>(comments.size());
+        for (String comment : comments) {
+            texts.add(comment.getBytes(StandardCharsets.UTF_8));
+        }
+        return Pcapng.BLOCK_HEADER + ENHANCED_PACKET_FIELDS + Pcapng.padded(Math.min(length, PcapWriter.SNAPLEN))
+                + optionsLength(texts) + Pcapng.BLOCK_TRAILER;
+    }
+
+    /** §3.5 options: each a code, a length and the padded value, then opt_endofopt; none at all when there are none. */
+    private static int optionsLength(List<byte[]> texts) {
+        if (texts.isEmpty()) {
+            return 0;
+        }
+        int bytes = 4;
+        for (byte[] text : texts) {
+            bytes += 4 + Pcapng.padded(text.length);
+        }
+        return bytes;
+    }
+
     /**
      * Pushes everything written so far to the stream, and flushes the stream.
      *
      * @throws IOException if the writer is closed or the stream fails
      */
+    @Override
     public void flush() throws IOException {
         ensureOpen();
         writePending();
@@ -164,6 +206,7 @@ public final class PcapngWriter implements AutoCloseable {
     private void writePending() throws IOException {
         for (Block block : pending) {
             block.writeTo(out);
+            writtenHeaderLength += block.length();
         }
         pending.clear();
     }
@@ -200,8 +243,12 @@ public final class PcapngWriter implements AutoCloseable {
             }
         }
 
+        int length() {
+            return Pcapng.BLOCK_HEADER + body.position() + Pcapng.BLOCK_TRAILER;
+        }
+
         void writeTo(OutputStream out) throws IOException {
-            int total = Pcapng.BLOCK_HEADER + body.position() + Pcapng.BLOCK_TRAILER;
+            int total = length();
             ByteBuffer frame = ByteBuffer.allocate(Pcapng.BLOCK_HEADER).order(ByteOrder.LITTLE_ENDIAN)
                     .putInt(type).putInt(total);
             out.write(frame.array());

@@ -1,0 +1,67 @@
+package org.roce4j.emulator.udp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.roce4j.emulator.fabric.FaultCounters;
+import org.roce4j.emulator.fabric.FrameClass;
+import org.roce4j.emulator.fabric.FrameMatch;
+import org.roce4j.emulator.fabric.Faults;
+import org.roce4j.verbs.Mtu;
+import org.roce4j.verbs.Qp;
+import org.roce4j.verbs.QpType;
+import org.roce4j.verbs.SendWr;
+import org.roce4j.verbs.WcStatus;
+import org.roce4j.wire.PacketInfo;
+import org.roce4j.wire.pcap.CaptureReader;
+import org.roce4j.wire.pcap.CapturedPacket;
+
+/**
+ * The UDP link's capture follows the fabric's rule (issue 21): what the socket was given, a dropped
+ * frame as it would have been sent, and in pcapng a comment on each frame the fault plan touched.
+ */
+@Timeout(60)
+class FaultCaptureOverUdpTest {
+
+    @Test
+    @DisplayName("a pcapng tap on a UDP-linked RNIC with a fault plan: the dropped request is captured as sent and says so, "
+            + "the duplicate twice, the corrupted one with a bad ICRC")
+    void theCaptureShowsWhatThePlanDidToEachSentFrame(@TempDir Path dir) throws Exception {
+        Path pcapng = dir.resolve("faults.pcapng");
+        FaultCounters done;
+        try (UdpSide a = new UdpSide("rxe21a", "127.0.21.1", UdpLinkConfig.DEFAULT);
+             UdpSide b = new UdpSide("rxe21b", "127.0.21.2", UdpLinkConfig.DEFAULT)) {
+            a.rnic.tap(pcapng);
+            Qp[] qp = UdpSide.pair(a, b, QpType.RC, Mtu.MTU_1024);
+            a.rnic.faults(Faults.seeded(1).dropNth(1, FrameMatch.only(FrameClass.REQUESTS))
+                    .duplicateNth(2, FrameMatch.only(FrameClass.REQUESTS))
+                    .corruptNth(3, FrameMatch.only(FrameClass.REQUESTS)));
+            qp[0].postSend(SendWr.rdmaWrite(1, a.mr, 0, 4 * 1024, b.mr.address(), b.mr.rkey()));
+            assertThat(a.pollOne().status()).isEqualTo(WcStatus.SUCCESS);
+            done = a.rnic.faultCounters();
+            a.rnic.close();
+        }
+        assertThat(done).isEqualTo(new FaultCounters(1, 1, 1, 0, 0));
+
+        List<CapturedPacket> sent = new ArrayList<>();
+        PacketInfo info = new PacketInfo();
+        try (CaptureReader reader = CaptureReader.open(pcapng)) {
+            reader.forEach(p -> {
+                if (info.parseFrame(p.data(), 0, p.data().length) && info.opcode().isRequest() || !p.comments().isEmpty()) {
+                    sent.add(p);
+                }
+            });
+        }
+        assertThat(sent).filteredOn(p -> p.comments().equals(List.of("dropped by rule 1"))).hasSize(1);
+        assertThat(sent).filteredOn(p -> p.comments().equals(List.of("duplicated by rule 2"))).hasSize(1);
+        assertThat(sent).filteredOn(p -> p.comments().equals(List.of("ICRC corrupted by rule 3"))).singleElement()
+                .satisfies(p -> assertThat(info.parseFrame(p.data(), 0, p.data().length)).as("ICRC verifies").isFalse());
+    }
+}
