@@ -41,9 +41,6 @@ import org.roce4j.wire.pcap.PcapRecord;
  */
 class TsharkCrossCheckTest {
     /** Heuristic payload dissectors that would claim arbitrary test payloads (and call them malformed). */
-    private static final List<String> PAYLOAD_HEURISTICS = List.of("iser_infiniband", "smb_direct_infiniband",
-            "lnet_ib", "mellanox_eoib", "eth_over_ib", "nvme_rdma", "sdp_infiniband", "smcr_infiniband",
-            "rpcrdma_infiniband", "fc_infiniband");
     private static final List<String> FIELDS = List.of("frame.number", "frame.protocols", "infiniband.bth.opcode",
             "infiniband.bth.destqp", "infiniband.bth.psn", "infiniband.bth.padcnt", "infiniband.reth.va",
             "infiniband.reth.r_key", "infiniband.reth.dmalen", "infiniband.aeth.syndrome", "infiniband.aeth.msn",
@@ -183,13 +180,16 @@ class TsharkCrossCheckTest {
     private static List<String[]> tsharkFields(Path capture) throws Exception {
         List<String> command = new ArrayList<>(List.of(tshark, "-r", capture.toString(), "-n", "-T", "fields",
                 "-E", "separator=/t", "-E", "occurrence=a", "-E", "aggregator=,"));
-        for (String heuristic : PAYLOAD_HEURISTICS) {
-            command.addAll(List.of("--disable-heuristic", heuristic));
-        }
+        // roce4j's Wireshark profile, as `roce4j wireshark` uses it: payload heuristics off
+        Path config = Files.createTempDirectory("roce4j-wireshark");
+        WiresharkCommand.writeProfile(config.resolve("profiles").resolve(WiresharkCommand.PROFILE));
+        command.addAll(List.of("-C", WiresharkCommand.PROFILE));
         for (String field : FIELDS) {
             command.addAll(List.of("-e", field));
         }
-        Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        ProcessBuilder builder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD);
+        builder.environment().put("WIRESHARK_CONFIG_DIR", config.toString());
+        Process process = builder.start();
         String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(process.exitValue()).as("tshark exit code").isZero();
