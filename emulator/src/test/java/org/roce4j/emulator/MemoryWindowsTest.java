@@ -11,6 +11,9 @@ import java.util.Set;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.roce4j.emulator.fabric.Fabric;
+import org.roce4j.emulator.fabric.FrameClass;
+import org.roce4j.emulator.fabric.FrameMatch;
+import org.roce4j.emulator.fabric.Faults;
 import org.roce4j.verbs.AccessFlag;
 import org.roce4j.verbs.Errno;
 import org.roce4j.verbs.Mr;
@@ -217,6 +220,35 @@ class MemoryWindowsTest {
             assertThat(poll(nodes.b)).extracting(WorkCompletion::opcode, WorkCompletion::status)
                     .containsExactly(org.assertj.core.groups.Tuple.tuple(WcOpcode.LOCAL_INV, WcStatus.SUCCESS));
             assertThat(writeThrough(nodes, pair[0], mr.address(), rkey, 8)).isEqualTo(WcStatus.REM_ACCESS_ERR);
+        }
+    }
+
+    @Test
+    @DisplayName("IBTA 9.7.4.1.3: a go-back-N after a lost SEND resends the SENDs around a BIND_MW and LOCAL_INV, "
+            + "never the local operations, which executed once")
+    void aRewindPassesOverLocalOperationsThatExecuted() {
+        try (TwoNodes nodes = new TwoNodes()) {
+            Qp[] pair = nodes.connectedPair(QpType.RC, Mtu.MTU_1024);
+            Mr mr = nodes.a.pd.regMr(nodes.a.memory.asSlice(65536, 65536), BINDABLE);
+            Mw mw = nodes.a.pd.allocMw(MwType.TYPE_2);
+            int rkey = Mw.incRkey(mw.rkey());
+            for (int i = 0; i < 3; i++) {
+                pair[1].postRecv(RecvWr.of(10 + i, nodes.b.mr, 64L * i, 64));
+            }
+            nodes.fabric.faults(Faults.seeded(1).dropNth(1, FrameMatch.only(FrameClass.REQUESTS)));
+            pair[0].postSend(SendWr.send(1, nodes.a.mr, 0, 8));
+            pair[0].postSend(SendWr.bindMw(2, mw, rkey, new MwBindInfo(mr, mr.address(), 4096, WRITE_READ)));
+            pair[0].postSend(SendWr.send(3, nodes.a.mr, 0, 8));
+            pair[0].postSend(SendWr.localInv(4, rkey));
+            pair[0].postSend(SendWr.send(5, nodes.a.mr, 0, 8));
+
+            assertThat(poll(nodes.a)).extracting(WorkCompletion::wrId, WorkCompletion::status).containsExactly(
+                    org.assertj.core.groups.Tuple.tuple(1L, WcStatus.SUCCESS), org.assertj.core.groups.Tuple.tuple(2L, WcStatus.SUCCESS),
+                    org.assertj.core.groups.Tuple.tuple(3L, WcStatus.SUCCESS), org.assertj.core.groups.Tuple.tuple(4L, WcStatus.SUCCESS),
+                    org.assertj.core.groups.Tuple.tuple(5L, WcStatus.SUCCESS));
+            assertThat(poll(nodes.b)).extracting(WorkCompletion::wrId).containsExactly(10L, 11L, 12L);
+            assertThat(nodes.fabric.faultCounters().dropped()).isOne();
+            assertThat(nodes.rnicA.counter(RnicCounter.RETRIES)).isPositive();
         }
     }
 

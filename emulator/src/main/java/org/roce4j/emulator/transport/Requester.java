@@ -171,6 +171,13 @@ public final class Requester {
                     continue;
                 }
             }
+            if (wqe.state == WqeState.DONE) {
+                // A local operation (BIND_MW, LOCAL_INV) executed when it started and puts nothing on the
+                // wire; a go-back-N from an earlier PSN passes over it (rxe_req.c: local ops are done once).
+                next++;
+                work++;
+                continue;
+            }
             if (qp.type == QpType.RC && window.isFull()) {
                 break; // the window is full: an ACK reschedules us
             }
