@@ -126,38 +126,29 @@ class OdpTest {
         }
     }
 
-    @Test
-    @DisplayName("ODP on RC (WRITE): an RDMA WRITE into an ODP region lands there, nothing around it")
-    void rcWriteIntoAnOnDemandRegion() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(names = {"WRITE", "READ"})
+    @DisplayName("ODP on RC (WRITE, READ): an RDMA WRITE into an ODP region, an RDMA READ from one, moves exactly "
+            + "its bytes")
+    void rcRdmaWithAnOnDemandRegion(OdpCaps.Transport op) throws Exception {
         try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
-            requireRc(a, OdpCaps.Transport.WRITE);
+            requireRc(a, op);
             QpPair pair = QpPair.connect(a, b, QpType.RC, Mtu.MTU_1024);
-            Mr src = a.register(SIZE);
-            Mr dst = b.register(SIZE, ODP_ALL_ACCESS);
+            Mr local = a.register(SIZE);
+            Mr odp = b.register(SIZE, ODP_ALL_ACCESS);
+            boolean write = op == OdpCaps.Transport.WRITE;
+            Mr from = write ? local : odp;
+            Mr into = write ? odp : local;
             byte[] bytes = Bytes.pattern(17, 5000);
-            Bytes.write(src.segment(), 0, bytes);
-            Bytes.canary(dst.segment());
-            pair.qpA.postSend(SendWr.rdmaWrite(3, src, 0, 5000, dst.address() + 1000, dst.rkey()));
-            Expect.success(Completions.awaitOne(a.cq), 3, WcOpcode.RDMA_WRITE);
-            Bytes.assertAt(dst.segment(), 1000, bytes, "the WRITE's bytes");
-            Bytes.assertUntouched(dst.segment(), 0, 1000, "below the WRITE");
-            Bytes.assertUntouched(dst.segment(), 6000, SIZE - 6000, "above the WRITE");
-        }
-    }
-
-    @Test
-    @DisplayName("ODP on RC (READ): an RDMA READ from an ODP region returns its bytes")
-    void rcReadFromAnOnDemandRegion() throws Exception {
-        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
-            requireRc(a, OdpCaps.Transport.READ);
-            QpPair pair = QpPair.connect(a, b, QpType.RC, Mtu.MTU_1024);
-            Mr dst = a.register(SIZE);
-            Mr src = b.register(SIZE, ODP_ALL_ACCESS);
-            byte[] bytes = Bytes.pattern(18, 6000);
-            Bytes.write(src.segment(), 2000, bytes);
-            pair.qpA.postSend(SendWr.rdmaRead(4, dst, 0, 6000, src.address() + 2000, src.rkey()));
-            Expect.success(Completions.awaitOne(a.cq), 4, WcOpcode.RDMA_READ);
-            Bytes.assertAt(dst.segment(), 0, bytes, "the READ's bytes");
+            Bytes.canary(into.segment());
+            Bytes.write(from.segment(), 1000, bytes);
+            long remote = odp.address() + 1000;
+            pair.qpA.postSend(write ? SendWr.rdmaWrite(3, local, 1000, 5000, remote, odp.rkey())
+                    : SendWr.rdmaRead(3, local, 1000, 5000, remote, odp.rkey()));
+            Expect.success(Completions.awaitOne(a.cq), 3, write ? WcOpcode.RDMA_WRITE : WcOpcode.RDMA_READ);
+            Bytes.assertAt(into.segment(), 1000, bytes, "the bytes moved");
+            Bytes.assertUntouched(into.segment(), 0, 1000, "below them");
+            Bytes.assertUntouched(into.segment(), 6000, SIZE - 6000, "above them");
         }
     }
 

@@ -31,7 +31,7 @@ class ProfileTwinTest {
 
     /** The tests of ODP regions, which a device reporting no IBV_ODP_SUPPORT skips (rxe before kernel 6.14). */
     private static final Set<String> ODP_REGION_TESTS = Set.of("OdpTest#rcSendAndReceiveThroughOnDemandRegions()",
-            "OdpTest#rcWriteIntoAnOnDemandRegion()", "OdpTest#rcReadFromAnOnDemandRegion()",
+            "OdpTest#rcRdmaWithAnOnDemandRegion(Transport)[WRITE]", "OdpTest#rcRdmaWithAnOnDemandRegion(Transport)[READ]",
             "OdpTest#rcAtomicOnAnOnDemandRegion()", "OdpTest#prefetchInsideOnDemandRegionsSucceeds(AdviseMrAdvice)[PREFETCH]",
             "OdpTest#prefetchInsideOnDemandRegionsSucceeds(AdviseMrAdvice)[PREFETCH_WRITE]",
             "OdpTest#prefetchInsideOnDemandRegionsSucceeds(AdviseMrAdvice)[PREFETCH_NO_FAULT]",
