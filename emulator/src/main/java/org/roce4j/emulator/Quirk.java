@@ -190,4 +190,18 @@ public enum Quirk {
      * to its lkey (a remote access through it still fails on its rights). Measured with rxe-probe-capacities.c.
      */
     RKEY_ZERO_WITHOUT_REMOTE_ACCESS,
+    /**
+     * No on-demand paging: rxe gained ODP in kernel 6.14 ({@code rxe_odp.c}), so before it {@code odp_caps} is
+     * all 0, {@code ib_check_mr_access} refuses IBV_ACCESS_ON_DEMAND (no IBK_ON_DEMAND_PAGING: EOPNOTSUPP, on
+     * 6.1 EINVAL, {@link #ON_DEMAND_REFUSED_WITH_EINVAL}) and {@code ibv_advise_mr} returns EOPNOTSUPP (the
+     * device has no {@code advise_mr}). Measured on rxe0 of 6.1 and 6.12 with rdma-core 44
+     * ({@code ibverbs/src/test/c/rxe-probe-odp.c}).
+     */
+    NO_ON_DEMAND_PAGING,
+    /**
+     * A device without ODP refuses an IBV_ACCESS_ON_DEMAND registration with EINVAL, not EOPNOTSUPP: kernel 6.1's
+     * {@code ib_check_mr_access} returned -EINVAL for it (later kernels -EOPNOTSUPP, as 6.12 does). A region
+     * asking REMOTE_WRITE without LOCAL_WRITE is EINVAL on both, checked first. Measured with rxe-probe-odp.c.
+     */
+    ON_DEMAND_REFUSED_WITH_EINVAL,
 }

@@ -9,17 +9,23 @@ import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
+import java.lang.foreign.StructLayout;
 import java.util.Set;
+import java.util.function.BiFunction;
 
+import org.roce4j.verbs.AdviseMrAdvice;
+import org.roce4j.verbs.AdviseMrFlag;
 import org.roce4j.verbs.DeviceCapFlagEx;
 import org.roce4j.verbs.Errno;
+import org.roce4j.verbs.OdpCaps;
+import org.roce4j.verbs.ScatterGatherList;
 import org.roce4j.verbs.SendOpsFlag;
 import org.roce4j.verbs.VerbsException;
 
 /**
  * The static-inline extended verbs of verbs.h that call through {@code struct verbs_context}:
  * {@code ibv_create_qp_ex} ({@code vctx->create_qp_ex}) and {@code ibv_query_device_ex}
- * ({@code vctx->query_device_ex}); EOPNOTSUPP where the context has no such op, as the inline functions say.
+ * ({@code vctx->query_device_ex}), {@code ibv_advise_mr} ({@code vctx->advise_mr}); EOPNOTSUPP where the context has no such op, as the inline functions say.
  */
 @SuppressWarnings("restricted")   // this is the module that calls native code (FFM)
 final class ExtendedVerbs {
@@ -114,6 +120,21 @@ final class ExtendedVerbs {
 
     /** {@code ibv_query_device_ex(ctx, NULL, &attr)}'s {@code device_cap_flags_ex}. */
     static Set<DeviceCapFlagEx> deviceCapFlagsEx(IbvContext context) {
+        return queryDeviceEx(context, (l, attr) -> DeviceCapFlagEx.of(
+                attr.get(JAVA_LONG, Layouts.offset(l, "device_cap_flags_ex"))));
+    }
+
+    /** {@code ibv_query_device_ex(ctx, NULL, &attr)}'s {@code odp_caps}, as the device reports it. */
+    static OdpCaps odpCaps(IbvContext context) {
+        return queryDeviceEx(context, (l, attr) -> new OdpCaps(
+                OdpCaps.General.of(attr.get(JAVA_LONG, Layouts.offset(l, "odp_caps.general_caps"))),
+                OdpCaps.Transport.of(attr.get(JAVA_INT, Layouts.offset(l, "odp_caps.per_transport_caps.rc_odp_caps"))),
+                OdpCaps.Transport.of(attr.get(JAVA_INT, Layouts.offset(l, "odp_caps.per_transport_caps.uc_odp_caps"))),
+                OdpCaps.Transport.of(attr.get(JAVA_INT, Layouts.offset(l, "odp_caps.per_transport_caps.ud_odp_caps")))));
+    }
+
+    /** Calls {@code vctx->query_device_ex} into a fresh {@code struct ibv_device_attr_ex} and reads from it. */
+    private static <T> T queryDeviceEx(IbvContext context, BiFunction<StructLayout, MemorySegment, T> read) {
         MemorySegment fn = context.verbsContextOp("query_device_ex");
         if (fn.equals(MemorySegment.NULL)) {
             throw new VerbsException(Errno.EOPNOTSUPP, "ibv_query_device_ex: the provider has no query_device_ex");
@@ -128,11 +149,45 @@ final class ExtendedVerbs {
                 int errno = ret > 0 ? ret : state.get(JAVA_INT, LibIbverbs.ERRNO);
                 throw new VerbsException(Errno.of(errno), "ibv_query_device_ex failed (errno " + errno + ")");
             }
-            return DeviceCapFlagEx.of(attr.get(JAVA_LONG, Layouts.offset(l, "device_cap_flags_ex")));
+            return read.apply(l, attr);
         } catch (VerbsException e) {
             throw e;
         } catch (Throwable t) {
             throw new IllegalStateException("ibv_query_device_ex: native call failed", t);
+        }
+    }
+
+    /** {@code int (*advise_mr)(struct ibv_pd *, enum ibv_advise_mr_advice, uint32_t flags, struct ibv_sge *, uint32_t)}. */
+    private static final MethodHandle ADVISE_MR = LINKER.downcallHandle(
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+
+    /**
+     * {@code ibv_advise_mr}, the inline of verbs.h: {@code vctx->advise_mr} (EOPNOTSUPP without it), whose
+     * return value is the errno (rdma-core's dummy op and {@code ibv_cmd_advise_mr} return it, errno stays 0).
+     */
+    static void adviseMr(IbvPd pd, AdviseMrAdvice advice, Set<AdviseMrFlag> flags, ScatterGatherList sgl) {
+        MemorySegment fn = pd.context.verbsContextOp("advise_mr");
+        if (fn.equals(MemorySegment.NULL)) {
+            throw new VerbsException(Errno.EOPNOTSUPP, "ibv_advise_mr: the provider has no advise_mr");
+        }
+        var l = Layouts.IBV_SGE;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment sges = arena.allocate(l, Math.max(1, sgl.count()));
+            for (int i = 0; i < sgl.count(); i++) {
+                MemorySegment sge = sges.asSlice(i * l.byteSize(), l.byteSize());
+                sge.set(JAVA_LONG, Layouts.offset(l, "addr"), sgl.address(i));
+                sge.set(JAVA_INT, Layouts.offset(l, "length"), sgl.length(i));
+                sge.set(JAVA_INT, Layouts.offset(l, "lkey"), sgl.lkey(i));
+            }
+            int ret = (int) ADVISE_MR.invokeExact(fn, pd.pd, advice.value(), AdviseMrFlag.bits(flags), sges, sgl.count());
+            if (ret != 0) {
+                int errno = Math.abs(ret);
+                throw new VerbsException(Errno.of(errno), "ibv_advise_mr failed (errno " + errno + ")");
+            }
+        } catch (VerbsException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException("ibv_advise_mr: native call failed", t);
         }
     }
 }

@@ -182,6 +182,12 @@ final class IbvContext extends Resource implements Context {
         return ExtendedVerbs.deviceCapFlagsEx(this);
     }
 
+    @Override
+    public org.roce4j.verbs.OdpCaps queryOdpCaps() {
+        checkOpen("ibv_query_device_ex");
+        return ExtendedVerbs.odpCaps(this);
+    }
+
     /**
      * What the {@code ibv_query_port} macro does: {@code verbs_context->query_port} with the full
      * struct size when the context is an extended one that has it, else the exported compat function.

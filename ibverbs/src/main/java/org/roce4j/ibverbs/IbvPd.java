@@ -6,12 +6,15 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.EnumSet;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 
 import org.roce4j.verbs.AccessFlag;
+import org.roce4j.verbs.AdviseMrAdvice;
+import org.roce4j.verbs.AdviseMrFlag;
 import org.roce4j.verbs.Ah;
 import org.roce4j.verbs.AhAttr;
 import org.roce4j.verbs.Context;
@@ -25,6 +28,7 @@ import org.roce4j.verbs.QpCap;
 import org.roce4j.verbs.QpEx;
 import org.roce4j.verbs.QpInitAttr;
 import org.roce4j.verbs.QpInitAttrEx;
+import org.roce4j.verbs.ScatterGatherList;
 import org.roce4j.verbs.Srq;
 import org.roce4j.verbs.SrqInitAttr;
 import org.roce4j.verbs.VerbsException;
@@ -73,6 +77,35 @@ final class IbvPd extends Resource implements Pd {
         addChild();
         context.registeredMemory.add(memory);
         return new IbvMr(this, mr.reinterpret(Layouts.IBV_MR.byteSize()), memory, iova, access);
+    }
+
+    /**
+     * Passes {@code ibv_reg_mr(pd, NULL, SIZE_MAX, access | IBV_ACCESS_ON_DEMAND)} through. The region covers the
+     * whole address space, which no Java segment can: its {@link Mr#segment()} is empty (use its keys with
+     * native addresses of any live memory).
+     */
+    @Override
+    public Mr regImplicitOdpMr(Set<AccessFlag> access) {
+        Objects.requireNonNull(access, "access");
+        checkOpen("ibv_reg_mr");
+        EnumSet<AccessFlag> odp = access.isEmpty() ? EnumSet.noneOf(AccessFlag.class) : EnumSet.copyOf(access);
+        odp.add(AccessFlag.ON_DEMAND);
+        MemorySegment mr = LibIbverbs.pointer("ibv_reg_mr", context.lib.regMr, pd, MemorySegment.NULL,
+                SIZE_MAX, AccessFlag.bits(odp));
+        addChild();
+        return new IbvMr(this, mr.reinterpret(Layouts.IBV_MR.byteSize()), MemorySegment.NULL, 0, odp);
+    }
+
+    /** {@code length} of an implicit ODP registration: SIZE_MAX, all ones. */
+    private static final long SIZE_MAX = -1L;
+
+    @Override
+    public void adviseMr(AdviseMrAdvice advice, Set<AdviseMrFlag> flags, ScatterGatherList sgl) {
+        Objects.requireNonNull(advice, "advice");
+        Objects.requireNonNull(flags, "flags");
+        Objects.requireNonNull(sgl, "sgl");
+        checkOpen("ibv_advise_mr");
+        ExtendedVerbs.adviseMr(this, advice, flags, sgl);
     }
 
     @Override

@@ -13,7 +13,13 @@ public enum AccessFlag {
     /** {@code IBV_ACCESS_REMOTE_ATOMIC}: peers may apply atomics to it (needs LOCAL_WRITE). */
     REMOTE_ATOMIC(1 << 3),
     /** {@code IBV_ACCESS_MW_BIND}: memory windows may be bound to it. */
-    MW_BIND(1 << 4);
+    MW_BIND(1 << 4),
+    /**
+     * {@code IBV_ACCESS_ON_DEMAND}: on-demand paging, the region's pages are mapped when the device first
+     * touches them instead of pinned at registration ({@link Context#queryOdpCaps()} says whether and for
+     * which operations the device can; without ODP, registration fails: EOPNOTSUPP, EINVAL on Linux 6.1).
+     */
+    ON_DEMAND(1 << 6);
 
     private final int bit;
 

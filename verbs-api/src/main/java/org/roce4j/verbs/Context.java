@@ -28,6 +28,16 @@ public interface Context extends AutoCloseable {
     }
 
     /**
+     * {@return what the device can do with on-demand-paging regions: {@code odp_caps} of
+     * {@code ibv_query_device_ex}} {@link OdpCaps#NONE} from a device without ODP.
+     *
+     * @throws VerbsException EOPNOTSUPP from a provider without {@code ibv_query_device_ex}
+     */
+    default OdpCaps queryOdpCaps() {
+        throw new VerbsException(Errno.EOPNOTSUPP, "ibv_query_device_ex: not supported by this provider");
+    }
+
+    /**
      * {@return the port's state and limits: {@code ibv_query_port}}
      *
      * @param portNum the port, from 1; anything else is EINVAL

@@ -19,7 +19,8 @@ public interface Pd extends AutoCloseable {
      * segment is not native, or when it is empty.
      *
      * @param memory native memory; peers address it by its own address
-     * @param access the rights: LOCAL_WRITE, REMOTE_WRITE, REMOTE_READ, REMOTE_ATOMIC, MW_BIND
+     * @param access the rights: LOCAL_WRITE, REMOTE_WRITE, REMOTE_READ, REMOTE_ATOMIC, MW_BIND; ON_DEMAND
+     *               for an on-demand-paging region (EOPNOTSUPP where the device has no ODP, EINVAL on Linux 6.1)
      */
     default Mr regMr(MemorySegment memory, Set<AccessFlag> access) {
         return regMr(memory, Objects.requireNonNull(memory, "memory").address(), access);
@@ -81,6 +82,34 @@ public interface Pd extends AutoCloseable {
      */
     default Mw allocMw(MwType type) {
         throw new VerbsException(Errno.EOPNOTSUPP, "ibv_alloc_mw: not supported by this provider");
+    }
+
+    /**
+     * {@return an implicit on-demand-paging region over the whole address space:
+     * {@code ibv_reg_mr(pd, NULL, SIZE_MAX, access | IBV_ACCESS_ON_DEMAND)}} Only for a device whose
+     * {@link OdpCaps#generalCaps()} has SUPPORT_IMPLICIT; others refuse it (rxe with ODP: EINVAL,
+     * {@code rxe_odp_mr_init_user}; without ODP: EOPNOTSUPP, EINVAL on Linux 6.1).
+     *
+     * @param access the rights; ON_DEMAND is added
+     */
+    default Mr regImplicitOdpMr(Set<AccessFlag> access) {
+        throw new VerbsException(Errno.EOPNOTSUPP, "implicit ODP registration: not supported by this provider");
+    }
+
+    /**
+     * Advises the device about ranges of on-demand-paging regions of this PD: {@code ibv_advise_mr}. Only
+     * prefetch advice exists. EOPNOTSUPP from a device without ODP (the provider's or the kernel's missing
+     * {@code advise_mr}); EINVAL for an empty list or an SGE whose lkey names no valid region of this PD
+     * with LOCAL_WRITE, or a region that is not ODP; with {@link AdviseMrFlag#FLUSH} the prefetch happens
+     * before the call returns and a range outside its region is EFAULT (without it the call returns at once
+     * and such a range is ignored, best effort: rxe_odp.c {@code rxe_ib_advise_mr_prefetch}).
+     *
+     * @param advice what to do with the ranges
+     * @param flags  FLUSH or nothing
+     * @param sgl    the ranges: address, length and lkey of the region they lie in
+     */
+    default void adviseMr(AdviseMrAdvice advice, Set<AdviseMrFlag> flags, ScatterGatherList sgl) {
+        throw new VerbsException(Errno.EOPNOTSUPP, "ibv_advise_mr: not supported by this provider");
     }
 
     /** {@code ibv_dealloc_pd}. */

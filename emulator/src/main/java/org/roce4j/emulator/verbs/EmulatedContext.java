@@ -59,6 +59,12 @@ final class EmulatedContext extends Resource implements Context {
     }
 
     @Override
+    public org.roce4j.verbs.OdpCaps queryOdpCaps() {
+        rnic.run(() -> checkOpen("ibv_query_device_ex"));
+        return OnDemandPaging.caps(rnic.model);
+    }
+
+    @Override
     public PortAttr queryPort(int portNum) {
         rnic.run(() -> {
             checkOpen("ibv_query_port");

@@ -7,6 +7,8 @@ import java.util.Objects;
 import java.util.Set;
 
 import org.roce4j.verbs.AccessFlag;
+import org.roce4j.verbs.AdviseMrAdvice;
+import org.roce4j.verbs.AdviseMrFlag;
 import org.roce4j.verbs.Ah;
 import org.roce4j.verbs.AhAttr;
 import org.roce4j.verbs.Context;
@@ -18,6 +20,7 @@ import org.roce4j.verbs.Qp;
 import org.roce4j.verbs.QpEx;
 import org.roce4j.verbs.QpInitAttr;
 import org.roce4j.verbs.QpInitAttrEx;
+import org.roce4j.verbs.ScatterGatherList;
 import org.roce4j.verbs.Srq;
 import org.roce4j.verbs.SrqInitAttr;
 import org.roce4j.verbs.spi.RegisteredMemory;
@@ -59,11 +62,36 @@ final class EmulatedPd extends Resource implements Pd {
             if (problem != null) {
                 throw invalid("ibv_reg_mr", problem);
             }
+            OnDemandPaging.checkRegistration(rnic.model, access);
             MemoryRegion region = new MemoryRegion(memory, iova, AccessFlag.bits(access), this);
             rnic.memoryRegions.register(region);
             context.registeredMemory.add(memory);
             mrs++;
             return new EmulatedMr(rnic, this, region);
+        });
+    }
+
+    @Override
+    public Mr regImplicitOdpMr(Set<AccessFlag> access) {
+        Objects.requireNonNull(access, "access");
+        return rnic.call(() -> {
+            checkOpen("ibv_reg_mr");
+            if ((access.contains(AccessFlag.REMOTE_WRITE) || access.contains(AccessFlag.REMOTE_ATOMIC))
+                    && !access.contains(AccessFlag.LOCAL_WRITE)) {
+                throw invalid("ibv_reg_mr", "REMOTE_WRITE and REMOTE_ATOMIC require LOCAL_WRITE (IBTA o10-26)");
+            }
+            throw OnDemandPaging.implicitRefusal(rnic.model, access);
+        });
+    }
+
+    @Override
+    public void adviseMr(AdviseMrAdvice advice, Set<AdviseMrFlag> flags, ScatterGatherList sgl) {
+        Objects.requireNonNull(advice, "advice");
+        Objects.requireNonNull(flags, "flags");
+        Objects.requireNonNull(sgl, "sgl");
+        rnic.run(() -> {
+            checkOpen("ibv_advise_mr");
+            OnDemandPaging.advise(rnic.model, rnic.memoryRegions, this, advice, flags, sgl);
         });
     }
 
