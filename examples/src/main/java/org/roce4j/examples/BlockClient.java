@@ -85,6 +85,7 @@ public final class BlockClient implements AutoCloseable {
     private final WorkCompletion[] one = new WorkCompletion[1];
     private long reportedWithInv;
     private long reportedAsIpCsumOk;
+    private long reportedWithoutRkey;
 
     /**
      * A client on a connected RC QP.
@@ -225,6 +226,9 @@ public final class BlockClient implements AutoCloseable {
                         + Integer.toHexString(wc.invalidatedRkey()) + ", not its window's 0x" + Integer.toHexString(request.rkey()));
             }
             reportedAsIpCsumOk++;
+            if (wc.invalidatedRkey() == 0) {
+                reportedWithoutRkey++;
+            }
         } else {
             throw new RdmaFailure("the response to request " + request.tag() + " did not invalidate its window (rkey 0x"
                     + Integer.toHexString(request.rkey()) + "): " + wc);
@@ -270,6 +274,11 @@ public final class BlockClient implements AutoCloseable {
             }
         }
         return false;
+    }
+
+    /** {@return of those, the ones whose invalidated_rkey was 0 (rxe of kernel 6.1)} */
+    public long reportedWithoutRkey() {
+        return reportedWithoutRkey;
     }
 
     private int freeSlot() {

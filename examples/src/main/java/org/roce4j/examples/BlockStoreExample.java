@@ -87,6 +87,16 @@ public final class BlockStoreExample {
      *                     invalidated rkey still grants access
      */
     public static Summary run(Context serverContext, Context clientContext, int ios, PrintStream out) {
+        return run(serverContext, clientContext, ios, out, () -> { });
+    }
+
+    /**
+     * {@link #run(Context, Context, int, PrintStream)}, calling {@code beforeTheStaleAccess} before the last
+     * step. A test under faults ends its faults there: the stale access ends the connection, and were the
+     * NAK lost, its resends would meet a responder in ERR, which drops them, and with retry_cnt 7 (which rxe
+     * retries forever) the access would never complete.
+     */
+    static Summary run(Context serverContext, Context clientContext, int ios, PrintStream out, Runnable beforeTheStaleAccess) {
         try (Endpoint serverSide = new Endpoint(serverContext, 4 * DEPTH + 4);
              Endpoint clientSide = new Endpoint(clientContext, 4 * DEPTH + 4)) {
             Connection connection = connect(serverSide, clientSide);
@@ -118,7 +128,9 @@ public final class BlockStoreExample {
                 out.println((ios - writes) + " read I/Os, each an RDMA WRITE by the server through a window granting"
                         + " REMOTE_WRITE only; every byte as written");
                 out.println(ios + " responses by SEND_WITH_INV: " + client.reportedWithInv() + " reported IBV_WC_WITH_INV"
-                        + " with the window's rkey, " + client.reportedAsIpCsumOk() + " reported it as IBV_WC_IP_CSUM_OK (rxe)");
+                        + " with the window's rkey, " + client.reportedAsIpCsumOk() + " reported it as IBV_WC_IP_CSUM_OK (rxe; "
+                        + client.reportedWithoutRkey() + " of them with invalidated_rkey 0)");
+                beforeTheStaleAccess.run();
                 BlockRequest last = server.lastServed();
                 WcStatus stale = server.probe(last, 0, BLOCK_SIZE,
                         last.op() == BlockRequest.Op.READ ? WrOpcode.RDMA_WRITE : WrOpcode.RDMA_READ);
