@@ -35,8 +35,9 @@ import org.roce4j.verbs.WorkCompletion;
  * carries {@code IBV_WC_WITH_INV} and {@code invalidated_rkey} is the window's. Linux rxe (departure [23]
  * of the conformance lists) writes the kernel's {@code IB_WC_WITH_INVALIDATE} bit, which libibverbs reads
  * as {@code IBV_WC_IP_CSUM_OK}, a flag that has no meaning on an RC receive (raw packet QPs only): the
- * client takes it for WITH_INV, and accepts an {@code invalidated_rkey} of 0 with it (reported for rxe of
- * kernel 6.1). Anything else is a failure: a response that did not invalidate leaves the buffer open to
+ * client takes it for WITH_INV, and accepts an {@code invalidated_rkey} of 0 with it: that is what roce4j's
+ * ibverbs backend reads there (it reads the {@code imm_data}/{@code invalidated_rkey} union only under
+ * IBV_WC_WITH_INV), seen for every response on rxe0 of kernel 6.12. Anything else is a failure: a response that did not invalidate leaves the buffer open to
  * the peer.
  *
  * <p>The windows are not reused: a BIND_MW work request does not update {@code Mw.rkey()} (libibverbs
@@ -276,7 +277,7 @@ public final class BlockClient implements AutoCloseable {
         return false;
     }
 
-    /** {@return of those, the ones whose invalidated_rkey was 0 (rxe of kernel 6.1)} */
+    /** {@return of those, the ones whose invalidated_rkey was 0 (rxe through the ibverbs backend)} */
     public long reportedWithoutRkey() {
         return reportedWithoutRkey;
     }
