@@ -44,7 +44,6 @@ public final class BlockServer {
     private final BlockRequest[] waitingForData;
     private final WorkCompletion[] completions = new WorkCompletion[16];
     private BlockRequest lastServed;
-    private long served;
 
     /**
      * A server of {@code blocks} blocks on a connected RC QP; posts a receive for each of the client's {@code depth} request slots.
@@ -74,11 +73,6 @@ public final class BlockServer {
     /** {@return the store's bytes} */
     public MemorySegment store() {
         return store.segment();
-    }
-
-    /** {@return the requests answered so far} */
-    public long served() {
-        return served;
     }
 
     /** {@return the last request answered (its window is invalidated), or null} */
@@ -168,7 +162,6 @@ public final class BlockServer {
             qp.postSend(List.of(before.getFirst(), response));
         }
         lastServed = request;
-        served++;
     }
 
     /**
