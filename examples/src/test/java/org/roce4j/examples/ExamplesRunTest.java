@@ -52,6 +52,12 @@ class ExamplesRunTest {
     }
 
     @Test
+    void blockStoreRuns() {
+        assertThat(mainOutput(BlockStoreExample::main)).contains("50 read I/Os", "every byte as written",
+                "100 responses by SEND_WITH_INV: 100 reported IBV_WC_WITH_INV", "after the response: REM_ACCESS_ERR");
+    }
+
+    @Test
     void anUnknownDeviceIsEnodev() {
         assertThatThrownBy(() -> KvGetExample.main(new String[] {"--server", "mlx5_9"}))
                 .isInstanceOf(VerbsException.class).hasMessageContaining("no device mlx5_9 (found [rxe0, rxe1])");
