@@ -118,6 +118,12 @@ class MemoryWindowTest {
             return rkey;
         }
 
+        /** A 64-byte WRITE at {@code offset} through a freed window's {@code rkey}: REM_ACCESS_ERR, nothing written. */
+        void assertFreed(long wrId, long offset, int rkey) {
+            Expect.status(write(wrId, offset, 64, rkey), wrId, WcStatus.REM_ACCESS_ERR);
+            Bytes.assertUntouched(target.segment(), 0, REGION, "region behind the invalidated window");
+        }
+
         WorkCompletion write(long wrId, long offset, int length, int rkey) {
             pair.qpA.postSend(SendWr.rdmaWrite(wrId, src, 0, length, target.address() + offset, rkey));
             return Completions.awaitOne(a.cq);
@@ -211,8 +217,7 @@ class MemoryWindowTest {
             int rkey = s.bindType2(mw, s.info(0, 1024, ALL_REMOTE), 9, WcStatus.SUCCESS);
             s.pair.qpB.postSend(SendWr.localInv(10, rkey));
             Expect.success(Completions.awaitOne(s.b.cq), 10, WcOpcode.LOCAL_INV);
-            Expect.status(s.write(1, 0, 64, rkey), 1, WcStatus.REM_ACCESS_ERR);
-            Bytes.assertUntouched(s.target.segment(), 0, REGION, "region behind the invalidated window");
+            s.assertFreed(1, 0, rkey);
         }
     }
 
@@ -364,8 +369,7 @@ class MemoryWindowTest {
             Expect.outcome("ibv_wr_complete", 0, qp.wrComplete());
             Expect.success(Completions.awaitOne(s.b.cq), 10, WcOpcode.LOCAL_INV);
             Bytes.canary(s.target.segment());
-            Expect.status(s.write(4, 1024, 64, rkey), 4, WcStatus.REM_ACCESS_ERR);
-            Bytes.assertUntouched(s.target.segment(), 0, REGION, "region behind the invalidated window");
+            s.assertFreed(4, 1024, rkey);
         }
     }
 
@@ -387,8 +391,7 @@ class MemoryWindowTest {
             Expect.outcome("ibv_wr_complete", 0, qp.wrComplete());
             Expect.success(Completions.awaitOne(s.a.cq), 12, WcOpcode.SEND);
             Expect.success(Completions.awaitOne(s.b.cq), 11, WcOpcode.RECV);
-            Expect.status(s.write(1, 0, 64, rkey), 1, WcStatus.REM_ACCESS_ERR);
-            Bytes.assertUntouched(s.target.segment(), 0, REGION, "region behind the invalidated window");
+            s.assertFreed(1, 0, rkey);
         }
     }
 
