@@ -19,10 +19,13 @@ import org.roce4j.verbs.Mw;
 import org.roce4j.verbs.MwBind;
 import org.roce4j.verbs.MwBindInfo;
 import org.roce4j.verbs.MwType;
+import org.roce4j.verbs.QpCap;
+import org.roce4j.verbs.QpEx;
 import org.roce4j.verbs.QpState;
 import org.roce4j.verbs.QpType;
 import org.roce4j.verbs.RecvWr;
 import org.roce4j.verbs.SendFlag;
+import org.roce4j.verbs.SendOpsFlag;
 import org.roce4j.verbs.SendWr;
 import org.roce4j.verbs.WcFlag;
 import org.roce4j.verbs.WcOpcode;
@@ -31,7 +34,8 @@ import org.roce4j.verbs.WorkCompletion;
 import org.roce4j.verbs.WrOpcode;
 
 /**
- * Memory windows (IBTA 10.6.7; Linux rxe_mw.c): a window bound to a range of a region with rights of its own
+ * Memory windows (IBTA 10.6.7; Linux rxe_mw.c), bound by {@code ibv_bind_mw}, a BIND_MW work request or
+ * {@code ibv_wr_bind_mw} of an extended QP: a window bound to a range of a region with rights of its own
  * lets a peer reach that range under the window's rkey. Type 1 is bound by {@code ibv_bind_mw} (the rkey moves
  * to {@code ibv_inc_rkey} of the old one), type 2 by a BIND_MW work request and only for the QP that bound it;
  * LOCAL_INV and SEND_WITH_INV free a type 2 window. Each error with its exact status and QP state. Skipped on a
@@ -45,6 +49,10 @@ class MemoryWindowTest {
     static final Set<AccessFlag> ALL_REMOTE = EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ,
             AccessFlag.REMOTE_ATOMIC);
     static final int REGION = 8192;
+    /** What the extended QPs of the ibv_wr_bind_mw tests are created for. */
+    static final Set<SendOpsFlag> WINDOW_OPS = EnumSet.of(SendOpsFlag.BIND_MW, SendOpsFlag.LOCAL_INV,
+            SendOpsFlag.SEND_WITH_INV, SendOpsFlag.SEND, SendOpsFlag.RDMA_WRITE, SendOpsFlag.RDMA_READ,
+            SendOpsFlag.ATOMIC_FETCH_AND_ADD);
 
     private final Backend backend;
 
@@ -61,11 +69,17 @@ class MemoryWindowTest {
         final Mr src;
 
         Setup(MwType type, Set<AccessFlag> targetAccess) {
+            this(type, targetAccess, null);
+        }
+
+        /** With {@code sendOps} non-null both QPs are extended QPs created for them. */
+        Setup(MwType type, Set<AccessFlag> targetAccess, Set<SendOpsFlag> sendOps) {
             Set<DeviceCapFlag> caps = b.context.queryDevice().deviceCapFlags();
             assumeTrue(caps.contains(DeviceCapFlag.MEM_WINDOW), "the device does not report MEM_WINDOW");
             assumeTrue(type != MwType.TYPE_2 || caps.contains(DeviceCapFlag.MEM_WINDOW_TYPE_2B),
                     "the device does not report MEM_WINDOW_TYPE_2B");
-            pair = QpPair.connect(a, b, QpType.RC, Mtu.MTU_1024);
+            pair = sendOps == null ? QpPair.connect(a, b, QpType.RC, Mtu.MTU_1024)
+                    : QpPair.connectEx(a, b, QpType.RC, Mtu.MTU_1024, QpCap.of(16, 16), QpPair.remoteAccess(), sendOps);
             target = b.register(REGION, targetAccess);
             Bytes.canary(target.segment());
             src = a.register(REGION);
@@ -89,6 +103,25 @@ class MemoryWindowTest {
             pair.qpB.postSend(SendWr.bindMw(wrId, mw, rkey, info));
             expect(Completions.awaitOne(b.cq), wrId, WcOpcode.BIND_MW, status);
             return rkey;
+        }
+
+        /** Binds {@code mw} with {@code ibv_wr_bind_mw} on B's extended QP, to ibv_inc_rkey of its key. */
+        int wrBindMw(Mw mw, MwBindInfo info, long wrId, WcStatus status) {
+            int rkey = Mw.incRkey(mw.rkey());
+            QpEx qp = pair.exB();
+            qp.wrStart();
+            qp.wrId(wrId);
+            qp.wrFlags(SendFlag.SIGNALED.bit());
+            qp.wrBindMw(mw, rkey, info);
+            Expect.outcome("ibv_wr_complete", 0, qp.wrComplete());
+            expect(Completions.awaitOne(b.cq), wrId, WcOpcode.BIND_MW, status);
+            return rkey;
+        }
+
+        /** A 64-byte WRITE at {@code offset} through a freed window's {@code rkey}: REM_ACCESS_ERR, nothing written. */
+        void assertFreed(long wrId, long offset, int rkey) {
+            Expect.status(write(wrId, offset, 64, rkey), wrId, WcStatus.REM_ACCESS_ERR);
+            Bytes.assertUntouched(target.segment(), 0, REGION, "region behind the invalidated window");
         }
 
         WorkCompletion write(long wrId, long offset, int length, int rkey) {
@@ -184,8 +217,7 @@ class MemoryWindowTest {
             int rkey = s.bindType2(mw, s.info(0, 1024, ALL_REMOTE), 9, WcStatus.SUCCESS);
             s.pair.qpB.postSend(SendWr.localInv(10, rkey));
             Expect.success(Completions.awaitOne(s.b.cq), 10, WcOpcode.LOCAL_INV);
-            Expect.status(s.write(1, 0, 64, rkey), 1, WcStatus.REM_ACCESS_ERR);
-            Bytes.assertUntouched(s.target.segment(), 0, REGION, "region behind the invalidated window");
+            s.assertFreed(1, 0, rkey);
         }
     }
 
@@ -316,6 +348,60 @@ class MemoryWindowTest {
             Expect.errno("ibv_dereg_mr with a window bound", Errno.EINVAL, () -> s.b.untrack(s.target).close());
             mw.close();
             Expect.succeeds("ibv_dereg_mr once the window is deallocated", s.target::close);
+        }
+    }
+
+    @Test
+    @DisplayName("ibv_wr_bind_mw (rxe.c wr_bind_mw): an extended QP binds a type 2 window; WRITE, READ and atomics "
+            + "reach the region through the new rkey, the handle keeps its key; ibv_wr_local_inv frees the window")
+    void wrBindMwBindsAType2WindowAndWrLocalInvFreesIt() throws Exception {
+        try (Setup s = new Setup(MwType.TYPE_2, BINDABLE, WINDOW_OPS)) {
+            Mw mw = s.b.track(s.b.pd.allocMw(MwType.TYPE_2));
+            int allocated = mw.rkey();
+            int rkey = s.wrBindMw(mw, s.info(1024, 1024, ALL_REMOTE), 9, WcStatus.SUCCESS);
+            Expect.outcome("the handle's rkey after ibv_wr_bind_mw", allocated, mw.rkey());
+            writeReadAtomic(s, rkey, 1024);
+            QpEx qp = s.pair.exB();
+            qp.wrStart();
+            qp.wrId(10);
+            qp.wrFlags(SendFlag.SIGNALED.bit());
+            qp.wrLocalInv(rkey);
+            Expect.outcome("ibv_wr_complete", 0, qp.wrComplete());
+            Expect.success(Completions.awaitOne(s.b.cq), 10, WcOpcode.LOCAL_INV);
+            Bytes.canary(s.target.segment());
+            s.assertFreed(4, 1024, rkey);
+        }
+    }
+
+    @Test
+    @DisplayName("ibv_wr_send_inv of a window bound by ibv_wr_bind_mw frees it at the responder: the receive "
+            + "completes, the rkey is refused after (REM_ACCESS_ERR, nothing written)")
+    void wrSendInvFreesAWindowBoundByWrBindMw() throws Exception {
+        try (Setup s = new Setup(MwType.TYPE_2, BINDABLE, WINDOW_OPS)) {
+            Mw mw = s.b.track(s.b.pd.allocMw(MwType.TYPE_2));
+            int rkey = s.wrBindMw(mw, s.info(0, 1024, ALL_REMOTE), 9, WcStatus.SUCCESS);
+            Mr dst = s.b.register(64);
+            s.pair.qpB.postRecv(RecvWr.of(11, dst, 0, 64));
+            QpEx qp = s.pair.exA();
+            qp.wrStart();
+            qp.wrId(12);
+            qp.wrFlags(SendFlag.SIGNALED.bit());
+            qp.wrSendInv(rkey);
+            qp.wrSetSge(s.src, 0, 16);
+            Expect.outcome("ibv_wr_complete", 0, qp.wrComplete());
+            Expect.success(Completions.awaitOne(s.a.cq), 12, WcOpcode.SEND);
+            Expect.success(Completions.awaitOne(s.b.cq), 11, WcOpcode.RECV);
+            s.assertFreed(1, 0, rkey);
+        }
+    }
+
+    @Test
+    @DisplayName("C10-75 / rxe_check_bind_mw: ibv_wr_bind_mw beyond the region completes MW_BIND_ERR, the QP to ERR")
+    void wrBindMwBeyondTheRegionIsMwBindErr() throws Exception {
+        try (Setup s = new Setup(MwType.TYPE_2, BINDABLE, WINDOW_OPS)) {
+            Mw mw = s.b.track(s.b.pd.allocMw(MwType.TYPE_2));
+            s.wrBindMw(mw, s.info(REGION - 512, 1024, ALL_REMOTE), 9, WcStatus.MW_BIND_ERR);
+            Expect.outcome("state of the QP", QpState.ERR, s.pair.qpB.state());
         }
     }
 }

@@ -19,7 +19,9 @@ import java.util.SplittableRandom;
  *   <li>RDMA READ: the remote bytes are scattered into the local SGEs.
  *   <li>Atomics (IBTA 9.4.5): 8 remote bytes read as a host-order (little-endian here) value; FETCH_AND_ADD
  *       stores old + add, CMP_AND_SWP stores swap when old equals compare; the old value is returned
- *       into the local SGE in host order.
+ *       into the local SGE in host order. ATOMIC_WRITE (IBTA 1.5) stores its 8 bytes, returning nothing.
+ *   <li>Memory windows: an access through a type 2 window bound over exactly its remote slice acts as through
+ *       the region; SEND_WITH_INV and LOCAL_INV free the window, whose rkey then reaches nothing.
  * </ul>
  *
  * <p>The model knows nothing about ordering between operations: the scenarios give every operation
@@ -130,6 +132,45 @@ final class ReferenceModel {
         }
         scatter(local, localWriter, List.of(result), longBytes(old), op);
         return old;
+    }
+
+    /**
+     * ATOMIC_WRITE (IBTA 1.5 9.4.7): the 8 bytes given with the request (host order) replace the remote 8 bytes;
+     * nothing returns to the requester.
+     */
+    void atomicWrite(int op, Slice target, long value) {
+        check(target.length() == 8, "atomic write length");
+        writeLong(remote[target.region()], target.offset(), value);
+        Arrays.fill(remoteWriter[target.region()], target.offset(), target.offset() + 8, op);
+    }
+
+    // ---- memory windows (IBTA 10.6.7) -----------------------------------------------------------------------
+    // Windows of the responder, each bound by a BIND_MW of B's QP over one operation's remote slice: a remote
+    // access through a window is the access through its region (the slice is the window, so bounds and rights
+    // hold); SEND_WITH_INV and LOCAL_INV free a bound window (IBTA 9.4.4, 10.6.5), and a freed window's rkey
+    // reaches nothing after.
+
+    private final List<Boolean> windowBound = new ArrayList<>();
+
+    /** A type 2 window bound (its BIND_MW completes successfully); {@return its number} */
+    int bindWindow() {
+        windowBound.add(true);
+        return windowBound.size() - 1;
+    }
+
+    /** SEND_WITH_INV or LOCAL_INV of a bound window's rkey: it is freed. */
+    void invalidateWindow(int window) {
+        check(windowBound.get(window), "invalidating a window that is not bound");
+        windowBound.set(window, false);
+    }
+
+    /** Whether the window is bound (a LOCAL_INV of it succeeds) or freed (its rkey reaches nothing). */
+    boolean windowBound(int window) {
+        return windowBound.get(window);
+    }
+
+    int windows() {
+        return windowBound.size();
     }
 
     /** The 8-byte host-order value at a remote position, as it is now in the model. */

@@ -21,12 +21,16 @@ import org.quicktheories.core.Gen;
 import org.quicktheories.generators.Generate;
 import org.roce4j.conformance.ReferenceModel.Slice;
 import org.roce4j.verbs.AccessFlag;
+import org.roce4j.verbs.DeviceCapFlag;
+import org.roce4j.verbs.DeviceCapFlagEx;
 import org.roce4j.verbs.Gid;
 import org.roce4j.verbs.Mr;
 import org.roce4j.verbs.Mtu;
 import org.roce4j.verbs.QpCap;
+import org.roce4j.verbs.QpEx;
 import org.roce4j.verbs.QpType;
 import org.roce4j.verbs.RecvWr;
+import org.roce4j.verbs.SendOpsFlag;
 import org.roce4j.verbs.SendWr;
 import org.roce4j.verbs.WcFlag;
 import org.roce4j.verbs.WcOpcode;
@@ -69,6 +73,10 @@ class WorkRequestMixProperties {
     static final QpCap CAP = new QpCap(64, 64, MAX_SGES, MAX_SGES, 0);
     static final Set<AccessFlag> REMOTE_RIGHTS =
             EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC);
+    /** What an RC mix with ATOMIC WRITEs creates its extended QPs for. */
+    static final Set<SendOpsFlag> RC_SEND_OPS = EnumSet.of(SendOpsFlag.SEND, SendOpsFlag.SEND_WITH_IMM,
+            SendOpsFlag.SEND_WITH_INV, SendOpsFlag.RDMA_WRITE, SendOpsFlag.RDMA_WRITE_WITH_IMM, SendOpsFlag.RDMA_READ,
+            SendOpsFlag.ATOMIC_CMP_AND_SWP, SendOpsFlag.ATOMIC_FETCH_AND_ADD, SendOpsFlag.ATOMIC_WRITE);
 
     private final Backend backend;
 
@@ -77,7 +85,8 @@ class WorkRequestMixProperties {
     }
 
     @Test
-    @DisplayName("RC: random mixes of SEND(+IMM), WRITE(+IMM), READ, FETCH_ADD and CMP_SWP match the reference model (IBTA 9.4, 10.8.3)")
+    @DisplayName("RC: random mixes of SEND(+IMM, +INV of a window), WRITE(+IMM), READ, FETCH_ADD, CMP_SWP and ATOMIC WRITE, "
+            + "directly or through type 2 windows bound for them, match the reference model (IBTA 9.4, 10.6.7, 10.8.3)")
     void rcMixesMatchTheModel() {
         check(QpType.RC);
     }
@@ -96,9 +105,23 @@ class WorkRequestMixProperties {
 
     private void check(QpType type) {
         int udMtu = type == QpType.UD ? activeMtu() : 0;
+        Features features = type == QpType.RC ? features() : Features.NONE;
         qt().withExamples(EXAMPLES).withShrinkCycles(SHRINK_CYCLES)
-                .forAll(scenarios(type, udMtu))
+                .forAll(scenarios(type, udMtu, features))
                 .checkAssert(this::runUnchecked);
+    }
+
+    /** What the device reports: decides whether windows and ATOMIC WRITEs join the RC mix. */
+    private Features features() {
+        try (Endpoint a = Endpoint.first(backend)) {
+            Set<DeviceCapFlag> caps = a.context.queryDevice().deviceCapFlags();
+            return new Features(caps.contains(DeviceCapFlag.MEM_WINDOW) && caps.contains(DeviceCapFlag.MEM_WINDOW_TYPE_2B),
+                    a.context.queryDeviceCapFlagsEx().contains(DeviceCapFlagEx.ATOMIC_WRITE));
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** The UD message limit: the port's active MTU (UD QPs have no path MTU of their own). */
@@ -121,7 +144,7 @@ class WorkRequestMixProperties {
 
     /** One send WR as generated; {@code receive} is the receive WR posted for it at B (SENDs, WRITE_WITH_IMM). */
     record Op(WrOpcode opcode, int length, List<Sge> local, int remoteRegion, int remoteGap, boolean signaled,
-              int imm, long operand, long swap, boolean compareMatches, List<Sge> receive) {
+              int imm, long operand, long swap, boolean compareMatches, List<Sge> receive, boolean viaWindow) {
         boolean consumesReceive() {
             return opcode.isSend() || opcode == WrOpcode.RDMA_WRITE_WITH_IMM;
         }
@@ -131,7 +154,11 @@ class WorkRequestMixProperties {
             StringBuilder text = new StringBuilder().append(opcode).append(" len=").append(length)
                     .append(signaled ? " signaled" : " unsignaled").append(" local=").append(local);
             if (opcode.targetsRemoteMemory()) {
-                text.append(" remote=r").append(remoteRegion).append("+gap").append(remoteGap);
+                text.append(" remote=r").append(remoteRegion).append("+gap").append(remoteGap)
+                        .append(viaWindow ? " through a type 2 window" : "");
+            }
+            if (opcode == WrOpcode.ATOMIC_WRITE) {
+                text.append(" value=").append(operand);
             }
             if (opcode.hasImmediate()) {
                 text.append(" imm=0x").append(Integer.toHexString(imm));
@@ -161,10 +188,20 @@ class WorkRequestMixProperties {
         }
     }
 
-    static Gen<Scenario> scenarios(QpType type, int udMtu) {
+    /**
+     * What the device reports it has, which decides what the RC mix may hold: type 2 memory windows
+     * (IBV_DEVICE_MEM_WINDOW_TYPE_2B: accesses through windows, SEND_WITH_INV) and ATOMIC WRITE
+     * (IB_UVERBS_DEVICE_ATOMIC_WRITE in device_cap_flags_ex).
+     */
+    record Features(boolean windows, boolean atomicWrite) {
+        static final Features NONE = new Features(false, false);
+    }
+
+    static Gen<Scenario> scenarios(QpType type, int udMtu, Features features) {
         Gen<Mtu> mtus = type == QpType.UD ? Generate.constant(Mtu.ofBytes(udMtu)) : Generate.enumValues(Mtu.class);
-        return mtus.flatMap(mtu -> lists().of(op(type, mtu.bytes(), opcodes(type))).ofSizeBetween(1, MAX_OPS)
-                .zip(op(type, mtu.bytes(), List.of(WrOpcode.SEND_WITH_IMM)), longs().all(), longs().all(),
+        return mtus.flatMap(mtu -> lists().of(op(type, mtu.bytes(), opcodes(type, features), features))
+                        .ofSizeBetween(1, MAX_OPS)
+                .zip(op(type, mtu.bytes(), List.of(WrOpcode.SEND_WITH_IMM), Features.NONE), longs().all(), longs().all(),
                         (ops, closing, seed, wrIdBase) -> {
                             List<Op> all = new ArrayList<>(ops);
                             all.add(signaled(closing));
@@ -172,10 +209,20 @@ class WorkRequestMixProperties {
                         }));
     }
 
-    private static List<WrOpcode> opcodes(QpType type) {
+    private static List<WrOpcode> opcodes(QpType type, Features features) {
         return switch (type) {
-            case RC -> List.of(WrOpcode.SEND, WrOpcode.SEND_WITH_IMM, WrOpcode.RDMA_WRITE, WrOpcode.RDMA_WRITE_WITH_IMM,
-                    WrOpcode.RDMA_READ, WrOpcode.ATOMIC_FETCH_AND_ADD, WrOpcode.ATOMIC_CMP_AND_SWP);
+            case RC -> {
+                List<WrOpcode> rc = new ArrayList<>(List.of(WrOpcode.SEND, WrOpcode.SEND_WITH_IMM, WrOpcode.RDMA_WRITE,
+                        WrOpcode.RDMA_WRITE_WITH_IMM, WrOpcode.RDMA_READ, WrOpcode.ATOMIC_FETCH_AND_ADD,
+                        WrOpcode.ATOMIC_CMP_AND_SWP));
+                if (features.windows()) {
+                    rc.add(WrOpcode.SEND_WITH_INV);
+                }
+                if (features.atomicWrite()) {
+                    rc.add(WrOpcode.ATOMIC_WRITE);
+                }
+                yield List.copyOf(rc);
+            }
             case UC -> List.of(WrOpcode.SEND, WrOpcode.SEND_WITH_IMM, WrOpcode.RDMA_WRITE, WrOpcode.RDMA_WRITE_WITH_IMM);
             case UD -> List.of(WrOpcode.SEND, WrOpcode.SEND_WITH_IMM);
         };
@@ -183,24 +230,36 @@ class WorkRequestMixProperties {
 
     private static Op signaled(Op op) {
         return new Op(op.opcode(), op.length(), op.local(), op.remoteRegion(), op.remoteGap(), true, op.imm(),
-                op.operand(), op.swap(), op.compareMatches(), op.receive());
+                op.operand(), op.swap(), op.compareMatches(), op.receive(), false);
     }
 
-    private static Gen<Op> op(QpType type, int mtu, List<WrOpcode> opcodes) {
+    private static Gen<Op> op(QpType type, int mtu, List<WrOpcode> opcodes, Features features) {
         return Generate.pick(opcodes).flatMap(opcode -> length(opcode, type, mtu).flatMap(length ->
-                sges(length, opcode.isAtomic() ? 1 : MAX_SGES).flatMap(local ->
+                // ATOMIC_WRITE's 8 bytes come with the request (ibv_wr_atomic_write), not from an SGE
+                sges(opcode == WrOpcode.ATOMIC_WRITE ? 0 : length, opcode.isAtomic() ? 1 : MAX_SGES).flatMap(local ->
                         receive(opcode, type, length).flatMap(receive ->
                                 integers().between(0, REGIONS - 1).zip(integers().between(0, 63), booleans().all(),
                                         integers().all(), (region, gap, signaled, imm) -> new int[] {
                                                 region, gap, signaled ? 1 : 0, imm})
                                         .zip(longs().all(), longs().all(), booleans().all(),
                                                 (r, operand, swap, matches) -> new Op(opcode, length, local, r[0], r[1],
-                                                        r[2] == 1, r[3], operand, swap, matches, receive))))));
+                                                        r[2] == 1, r[3], operand, swap, matches, receive, false))
+                                        .flatMap(op -> windowed(op, features))))));
+    }
+
+    /** Half the remote operations of a device with type 2 windows go through a window (a window has a length). */
+    private static Gen<Op> windowed(Op op, Features features) {
+        if (!features.windows() || !op.opcode().targetsRemoteMemory() || op.length() == 0) {
+            return Generate.constant(op);
+        }
+        return booleans().all().map(window -> new Op(op.opcode(), op.length(), op.local(), op.remoteRegion(),
+                op.remoteGap(), op.signaled(), op.imm(), op.operand(), op.swap(), op.compareMatches(), op.receive(),
+                window));
     }
 
     /** Lengths from 0 to a few MTUs, with weight on small messages and on MTU multiples ±1 (packet boundaries). */
     private static Gen<Integer> length(WrOpcode opcode, QpType type, int mtu) {
-        if (opcode.isAtomic()) {
+        if (opcode.isAtomic() || opcode == WrOpcode.ATOMIC_WRITE) {
             return Generate.constant(8);
         }
         int max = type == QpType.UD ? mtu : 3 * mtu + 64;
@@ -267,8 +326,8 @@ class WorkRequestMixProperties {
                 if (op.opcode().targetsRemoteMemory()) {
                     int r = op.remoteRegion();
                     int offset;
-                    if (op.opcode().isAtomic()) {
-                        // IBTA 9.4.5: an atomic's remote address is 8-byte aligned (the regions are).
+                    if (op.opcode().isAtomic() || op.opcode() == WrOpcode.ATOMIC_WRITE) {
+                        // IBTA 9.4.5: an atomic's remote address is 8-byte aligned (the regions are), ATOMIC WRITE's too.
                         offset = (remoteCursor[r] + 7) / 8 * 8 + 8 * (op.remoteGap() % 8);
                     } else {
                         offset = remoteCursor[r] + op.remoteGap();
@@ -324,6 +383,12 @@ class WorkRequestMixProperties {
         ReferenceModel model = new ReferenceModel(layout.localSizes(), layout.remoteSizes(), scenario.memorySeed());
         boolean ud = scenario.type() == QpType.UD;
         try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
+            // A region that lends itself to windows says so (IBTA C10-73: MW_BIND), only when the mix has windows.
+            boolean windowed = scenario.ops().stream().anyMatch(o -> o.viaWindow() || o.opcode() == WrOpcode.SEND_WITH_INV);
+            Set<AccessFlag> responderAccess = EnumSet.copyOf(Endpoint.ALL_ACCESS);
+            if (windowed) {
+                responderAccess.add(AccessFlag.MW_BIND);
+            }
             MemorySegment[] aMemory = new MemorySegment[REGIONS];
             MemorySegment[] bMemory = new MemorySegment[REGIONS];
             Mr[] aMr = new Mr[REGIONS];
@@ -332,9 +397,13 @@ class WorkRequestMixProperties {
                 aMemory[r] = filled(a, model.initialLocal(r));
                 bMemory[r] = filled(b, model.initialRemote(r));
                 aMr[r] = a.track(a.pd.regMr(aMemory[r], Endpoint.ALL_ACCESS));
-                bMr[r] = b.track(b.pd.regMr(bMemory[r], Endpoint.ALL_ACCESS));
+                bMr[r] = b.track(b.pd.regMr(bMemory[r], responderAccess));
             }
-            QpPair pair = QpPair.connect(a, b, scenario.type(), scenario.mtu(), CAP, REMOTE_RIGHTS);
+            boolean atomicWrites = scenario.ops().stream().anyMatch(o -> o.opcode() == WrOpcode.ATOMIC_WRITE);
+            QpPair pair = atomicWrites
+                    ? QpPair.connectEx(a, b, scenario.type(), scenario.mtu(), CAP, REMOTE_RIGHTS, RC_SEND_OPS)
+                    : QpPair.connect(a, b, scenario.type(), scenario.mtu(), CAP, REMOTE_RIGHTS);
+            MixWindows windows = new MixWindows(a, b, pair, model);
 
             List<RecvWr> receives = new ArrayList<>();
             List<SendWr> sends = new ArrayList<>();
@@ -350,13 +419,23 @@ class WorkRequestMixProperties {
                     wr.immData(op.imm());
                 }
                 if (p.remote() != null) {
-                    wr.remote(bMr[p.remote().region()].address() + p.remote().offset(), bMr[p.remote().region()].rkey());
+                    Mr target = bMr[p.remote().region()];
+                    long address = target.address() + p.remote().offset();
+                    wr.remote(address, op.viaWindow() ? windows.bind(target, address, op.length(), op.opcode() == WrOpcode.RDMA_READ) : target.rkey());
                 }
                 if (ud) {
                     wr.ud(pair.ahToB, pair.qpB.qpNum(), QpPair.QKEY);
                 }
                 switch (op.opcode()) {
                     case SEND, SEND_WITH_IMM -> model.send(p.index(), p.local(), p.receive(), ud);
+                    case SEND_WITH_INV -> {
+                        model.send(p.index(), p.local(), p.receive(), ud);
+                        wr.invalidateRkey(windows.invalidateBySend(bMr[0]));
+                    }
+                    case ATOMIC_WRITE -> {
+                        wr.compareAdd(op.operand()); // the 8 bytes, handed to ibv_wr_atomic_write when posted
+                        model.atomicWrite(p.index(), p.remote(), op.operand());
+                    }
                     case RDMA_WRITE, RDMA_WRITE_WITH_IMM -> model.write(p.index(), p.local(), p.remote());
                     case RDMA_READ -> model.read(p.index(), p.local(), p.remote());
                     case ATOMIC_FETCH_AND_ADD -> {
@@ -388,8 +467,9 @@ class WorkRequestMixProperties {
                 }
             }
 
+            windows.awaitBinds();
             pair.qpB.postRecv(receives);
-            pair.qpA.postSend(sends);
+            post(pair, sends);
             List<WorkCompletion> sent = Completions.await(a.cq, sendCompletions.size());
             List<WorkCompletion> received = Completions.await(b.cq, receiveCompletions.size());
 
@@ -409,11 +489,44 @@ class WorkRequestMixProperties {
             if (!differences.isEmpty()) {
                 throw new AssertionError("memory after the run differs from the reference model:" + differences);
             }
+            windows.invalidateTheRestAndProbe(bMemory, aMr[0]);
             if (ud) {
                 for (Placed p : layout.ops()) {
                     checkGrh(p, ReferenceModel.collect(actualRemote, p.receive()), a.gid(), b.gid());
                 }
             }
+        }
+    }
+
+    /**
+     * Posts the send WRs in order: runs of them with ibv_post_send, each ATOMIC_WRITE with the ibv_wr_* builder
+     * (libibverbs has it there only: ibv_wr_atomic_write), on the same send queue, so the order holds.
+     */
+    private static void post(QpPair pair, List<SendWr> sends) {
+        List<SendWr> run = new ArrayList<>();
+        for (SendWr wr : sends) {
+            if (wr.opcode() != WrOpcode.ATOMIC_WRITE) {
+                run.add(wr);
+                continue;
+            }
+            if (!run.isEmpty()) {
+                pair.qpA.postSend(run);
+                run = new ArrayList<>();
+            }
+            QpEx qp = pair.exA();
+            MemorySegment value = pair.a.allocate(8);
+            value.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, wr.compareAdd());
+            qp.wrStart();
+            qp.wrId(wr.wrId());
+            qp.wrFlags(wr.sendFlags());
+            qp.wrAtomicWrite(wr.rkey(), wr.remoteAddr(), value);
+            int errno = qp.wrComplete();
+            if (errno != 0) {
+                throw new AssertionError("ibv_wr_complete of the ATOMIC_WRITE wr_id " + wr.wrId() + ": errno " + errno);
+            }
+        }
+        if (!run.isEmpty()) {
+            pair.qpA.postSend(run);
         }
     }
 

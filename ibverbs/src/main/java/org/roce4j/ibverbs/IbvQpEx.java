@@ -14,8 +14,11 @@ import java.nio.ByteOrder;
 import java.util.List;
 import java.util.Set;
 
+import org.roce4j.verbs.AccessFlag;
 import org.roce4j.verbs.Ah;
 import org.roce4j.verbs.Errno;
+import org.roce4j.verbs.Mw;
+import org.roce4j.verbs.MwBindInfo;
 import org.roce4j.verbs.QpEx;
 import org.roce4j.verbs.QpInitAttr;
 import org.roce4j.verbs.ScatterGatherList;
@@ -51,6 +54,7 @@ final class IbvQpEx extends ForwardingQp implements QpEx {
     private static final MethodHandle V_AIJA = handle(FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT, JAVA_LONG, ADDRESS));
     private static final MethodHandle V_AJA = handle(FunctionDescriptor.ofVoid(ADDRESS, JAVA_LONG, ADDRESS));
     private static final MethodHandle V_AAJ = handle(FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, JAVA_LONG));
+    private static final MethodHandle V_AAIA = handle(FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, JAVA_INT, ADDRESS));
     private static final MethodHandle V_AAII = handle(FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, JAVA_INT, JAVA_INT));
     private static final MemoryLayout L = ExtendedLayouts.IBV_QP_EX;
     private static final long WR_ID = Layouts.offset(L, "wr_id");
@@ -64,6 +68,7 @@ final class IbvQpEx extends ForwardingQp implements QpEx {
     private final MemorySegment[] op = new MemorySegment[ExtendedLayouts.QP_EX_OPS.size()];
     private final Arena arena = Arena.ofShared();
     private final MemorySegment atomicWr;
+    private final MemorySegment bindInfoScratch;
     private final MemorySegment inline;
     private final MemorySegment sges;
     private final MemorySegment dataBufs;
@@ -80,6 +85,7 @@ final class IbvQpEx extends ForwardingQp implements QpEx {
         }
         QpInitAttr init = qp.initAttr();
         atomicWr = arena.allocate(8, 8);
+        bindInfoScratch = arena.allocate(Layouts.IBV_MW_BIND_INFO);
         inline = arena.allocate(Math.max(1, init.cap().maxInlineData()), 8);
         sges = arena.allocate(Layouts.IBV_SGE, Math.max(1, init.cap().maxSendSge()));
         dataBufs = arena.allocate(ExtendedLayouts.IBV_DATA_BUF, SCRATCH_BUFFERS);
@@ -217,6 +223,30 @@ final class IbvQpEx extends ForwardingQp implements QpEx {
         MemorySegment f = operation(WrOpcode.LOCAL_INV, "wr_local_inv");
         try {
             V_AI.invokeExact(f, qpEx, (int) invalidateRkey);
+        } catch (Throwable t) {
+            throw failed(t);
+        }
+    }
+
+    /**
+     * {@code ibv_wr_bind_mw}: the provider copies {@code bind_info} into the WQE at the call (rxe.c wr_bind_mw), so
+     * it is staged in this QP's scratch memory. It reads {@code bind_info->mr->lkey}: without an open region of this
+     * provider the call is refused before it (EINVAL), as {@link IbvQp#bindMw} does.
+     */
+    @Override
+    public void wrBindMw(Mw mw, int rkey, MwBindInfo bindInfo) {
+        if (!(mw instanceof IbvMw window) || window.isClosed() || bindInfo == null
+                || !(bindInfo.mr() instanceof IbvMr mr) || mr.isClosed()) {
+            throw new VerbsException(Errno.EINVAL, "ibv_wr_bind_mw: an open window and region of this provider are needed");
+        }
+        MemorySegment function = operation(WrOpcode.BIND_MW, "wr_bind_mw");
+        var l = Layouts.IBV_MW_BIND_INFO;
+        bindInfoScratch.set(ADDRESS, Layouts.offset(l, "mr"), mr.mr);
+        bindInfoScratch.set(JAVA_LONG, Layouts.offset(l, "addr"), bindInfo.addr());
+        bindInfoScratch.set(JAVA_LONG, Layouts.offset(l, "length"), bindInfo.length());
+        bindInfoScratch.set(JAVA_INT, Layouts.offset(l, "mw_access_flags"), AccessFlag.bits(bindInfo.mwAccessFlags()));
+        try {
+            V_AAIA.invokeExact(function, qpEx, window.mw, (int) rkey, bindInfoScratch);
         } catch (Throwable t) {
             throw failed(t);
         }

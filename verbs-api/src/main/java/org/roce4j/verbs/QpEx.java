@@ -110,6 +110,20 @@ public interface QpEx extends Qp {
     void wrLocalInv(int invalidateRkey);
 
     /**
+     * {@code ibv_wr_bind_mw}: bind {@code mw} to {@code bindInfo} under the new key {@code rkey} (type 2: usually
+     * {@link Mw#incRkey} of its key; type 1 windows may be bound this way too, rxe_check_bind_mw). Unlike
+     * {@link Qp#bindMw} the handle's {@link Mw#rkey()} is left as it was: the window keeps being named by it
+     * (rdma-core's rxe wr_bind_mw puts {@code mw->rkey} in the WQE as the window's key). The bind completes
+     * {@link WcOpcode#BIND_MW}, or MW_BIND_ERR when the device refuses it. The region must be given: the
+     * provider reads {@code bind_info->mr->lkey} (a NULL there crashes in C; here EINVAL at the call).
+     *
+     * @param mw       the window
+     * @param rkey     the key the window has once bound
+     * @param bindInfo the region, range and rights
+     */
+    void wrBindMw(Mw mw, int rkey, MwBindInfo bindInfo);
+
+    /**
      * {@code ibv_wr_atomic_write}: IBTA 1.5 ATOMIC WRITE, the 8 bytes of {@code atomicWr} written at
      * {@code remoteAddr} as one unit (copied now, as the provider copies them into the WQE). Needs no set
      * call after it. The responder needs REMOTE_WRITE on the region, an 8-byte aligned address.

@@ -26,8 +26,8 @@ public enum SendOpsFlag {
     ATOMIC_FETCH_AND_ADD(1L << 6, WrOpcode.ATOMIC_FETCH_AND_ADD),
     /** {@code IBV_QP_EX_WITH_LOCAL_INV}: {@link QpEx#wrLocalInv}. */
     LOCAL_INV(1L << 7, WrOpcode.LOCAL_INV),
-    /** {@code IBV_QP_EX_WITH_BIND_MW}: {@code ibv_wr_bind_mw} (memory windows; no builder call here yet). */
-    BIND_MW(1L << 8, null),
+    /** {@code IBV_QP_EX_WITH_BIND_MW}: {@link QpEx#wrBindMw}. */
+    BIND_MW(1L << 8, WrOpcode.BIND_MW),
     /** {@code IBV_QP_EX_WITH_SEND_WITH_INV}: {@link QpEx#wrSendInv}. */
     SEND_WITH_INV(1L << 9, WrOpcode.SEND_WITH_INV),
     /** {@code IBV_QP_EX_WITH_TSO}: {@code ibv_wr_send_tso} (raw packet QPs only; no RoCE device here has it). */

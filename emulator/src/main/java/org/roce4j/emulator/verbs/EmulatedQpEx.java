@@ -10,6 +10,8 @@ import org.roce4j.emulator.Quirk;
 import org.roce4j.emulator.node.NetworkPath;
 import org.roce4j.verbs.Ah;
 import org.roce4j.verbs.Errno;
+import org.roce4j.verbs.Mw;
+import org.roce4j.verbs.MwBindInfo;
 import org.roce4j.verbs.QpEx;
 import org.roce4j.verbs.QpType;
 import org.roce4j.verbs.ScatterGatherList;
@@ -153,6 +155,20 @@ final class EmulatedQpEx extends ForwardingQp implements QpEx {
         SendWr wr = begin(WrOpcode.LOCAL_INV);
         if (wr != null) {
             wr.invalidateRkey(invalidateRkey);
+        }
+    }
+
+    @Override
+    public void wrBindMw(Mw mw, int rkey, MwBindInfo bindInfo) {
+        // rxe.c wr_bind_mw reads bind_info->mr->lkey: a missing region or a foreign handle crashes in C.
+        if (!(mw instanceof EmulatedMw) || bindInfo == null || !(bindInfo.mr() instanceof EmulatedMr)) {
+            throw new VerbsException(Errno.EINVAL, "ibv_wr_bind_mw: a window and a region of this device are needed");
+        }
+        SendWr wr = begin(WrOpcode.BIND_MW);
+        if (wr != null) {
+            // rxe.c wr_bind_mw: mw_rkey = ibmw->rkey names the window, rkey is its key once bound; the handle keeps
+            // its rkey. What the kernel checks (rxe_check_bind_mw) completes as MW_BIND_ERR.
+            wr.bindMw(mw, rkey, bindInfo);
         }
     }
 
