@@ -113,7 +113,9 @@ final class CmIdAddressing {
             id.state = RdmaCmState.ADDR_QUERY;
             Rnic chosen = device;
             chosen.run(() -> {
-                if (chosen.canReach(destinationGid) || id.host.deviceOwning(target) != null) {
+                // A group needs no neighbour: its hardware address is the group's (arp_mc_map, NUD_NOARP).
+                if (chosen.canReach(destinationGid) || id.host.deviceOwning(target) != null
+                        || target.isMulticastAddress()) {
                     id.state = RdmaCmState.ADDR_RESOLVED;
                     id.post(CmEventType.ADDR_RESOLVED, 0, null);
                 } else {
@@ -174,12 +176,13 @@ final class CmIdAddressing {
         }
         id.remoteGid = Gid.of(target);
         id.state = RdmaCmState.ADDR_QUERY;
-        if (route.kind() == HostRoute.Kind.NEIGHBOUR) {
+        if (route.kind() == HostRoute.Kind.NEIGHBOUR && !target.isMulticastAddress()) {
             NeighbourWait.start(id, device, route, timeout);
             return;
         }
         device.run(() -> {
-            // addr.c addr_resolve_neigh: IFF_LOOPBACK and IFF_NOARP interfaces have no neighbour to wait for.
+            // addr.c addr_resolve_neigh: IFF_LOOPBACK and IFF_NOARP interfaces have no neighbour to wait for,
+            // nor has a multicast group (arp_mc_map: its neighbour entry is NUD_NOARP).
             id.state = RdmaCmState.ADDR_RESOLVED;
             id.post(CmEventType.ADDR_RESOLVED, 0, null);
         });
