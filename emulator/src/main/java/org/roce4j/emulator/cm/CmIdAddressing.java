@@ -113,9 +113,7 @@ final class CmIdAddressing {
             id.state = RdmaCmState.ADDR_QUERY;
             Rnic chosen = device;
             chosen.run(() -> {
-                // A group needs no neighbour: its hardware address is the group's (arp_mc_map, NUD_NOARP).
-                if (chosen.canReach(destinationGid) || id.host.deviceOwning(target) != null
-                        || target.isMulticastAddress()) {
+                if (chosen.canReach(destinationGid) || id.host.deviceOwning(target) != null) {
                     id.state = RdmaCmState.ADDR_RESOLVED;
                     id.post(CmEventType.ADDR_RESOLVED, 0, null);
                 } else {
