@@ -2,32 +2,18 @@ package org.roce4j.tools;
 
 import java.io.PrintWriter;
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.EnumSet;
 import java.util.Optional;
 import java.util.function.IntConsumer;
 
 import org.roce4j.cm.CmEvent;
 import org.roce4j.cm.CmEventType;
-import org.roce4j.cm.CmId;
 import org.roce4j.cm.EventChannel;
 import org.roce4j.cm.MulticastJoinFlag;
 import org.roce4j.cm.PortSpace;
 import org.roce4j.cm.UdParam;
-import org.roce4j.verbs.AccessFlag;
-import org.roce4j.verbs.Ah;
-import org.roce4j.verbs.Context;
-import org.roce4j.verbs.Cq;
-import org.roce4j.verbs.Errno;
-import org.roce4j.verbs.Mr;
-import org.roce4j.verbs.Pd;
-import org.roce4j.verbs.QpCap;
-import org.roce4j.verbs.QpInitAttr;
-import org.roce4j.verbs.QpType;
-import org.roce4j.verbs.RecvWr;
 import org.roce4j.verbs.SendWr;
 import org.roce4j.verbs.VerbsException;
 import org.roce4j.verbs.WorkCompletion;
@@ -55,30 +41,12 @@ final class McKey {
     private static final Duration EVENT_SLICE = Duration.ofMillis(100);
     private static final Duration LAST_SEND_PATIENCE = Duration.ofSeconds(5);
 
-    /** mckey's {@code struct cmatest_node}. */
-    private static final class Node {
-        final int id;
-        CmId cmaId;
-        boolean connected;
-        Pd pd;
-        Cq cq;
-        Mr mr;
-        Ah ah;
-        int remoteQpn;
-        int remoteQkey;
-        MemorySegment mem;
-
-        Node(int id) {
-            this.id = id;
-        }
-    }
-
     private final Options options;
     private final PrintWriter out;
     private final PrintWriter err;
     private final CmDevices devices;
     private final IntConsumer joined;
-    private final Node[] nodes;
+    private final CmatestNode[] nodes;
     private final InetSocketAddress group;
     private int messageCount;
     private int connectsLeft;
@@ -96,7 +64,7 @@ final class McKey {
         this.err = err;
         this.devices = devices;
         this.joined = joined;
-        this.nodes = new Node[options.connections()];
+        this.nodes = new CmatestNode[options.connections()];
         this.messageCount = options.messageCount();
         this.group = new InetSocketAddress(options.group(), 0);
     }
@@ -113,7 +81,7 @@ final class McKey {
             channel = opened.channel();
             selection = opened.selection();
             for (int i = 0; i < nodes.length; i++) {
-                nodes[i] = new Node(i);
+                nodes[i] = new CmatestNode(i);
                 try {
                     nodes[i].cmaId = channel.createId(options.portSpace(), nodes[i]);
                 } catch (RuntimeException e) {
@@ -122,8 +90,8 @@ final class McKey {
             }
             ret = runNodes();
             out.println("test complete");
-            for (Node node : nodes) {
-                destroyNode(node);
+            for (CmatestNode node : nodes) {
+                node.destroy();
             }
         }
         out.printf("return status %d%n", ret);
@@ -131,82 +99,13 @@ final class McKey {
         return ret & 0xFF;
     }
 
-    // create_message
-    private int createMessage(Node node) {
+    /** init_node; create_message's {@code message_count = 0} for messages of 0 bytes. */
+    private int initNode(CmatestNode node) {
+        int ret = node.initNode("mckey", messageCount, options.messageSize(), arena, out, err);
         if (options.messageSize() == 0) {
             messageCount = 0;
         }
-        if (messageCount == 0) {
-            return 0;
-        }
-        node.mem = arena.allocate(options.messageSize() + ReplyAddressVector.GRH_BYTES, 8);
-        try {
-            node.mr = node.pd.regMr(node.mem, EnumSet.of(AccessFlag.LOCAL_WRITE));
-        } catch (RuntimeException e) {
-            out.println("failed to reg MR");
-            return -1;
-        }
-        return 0;
-    }
-
-    // verify_test_params
-    private int verifyTestParams(Node node) {
-        Context verbs = node.cmaId.verbs().orElseThrow();
-        int mtu = verbs.queryPort(node.cmaId.portNum()).activeMtu().bytes();
-        if (messageCount != 0 && options.messageSize() > mtu) {
-            out.printf("mckey: message_size %d is larger than active mtu %d%n", options.messageSize(), mtu);
-            return -Errno.EINVAL.number();
-        }
-        return 0;
-    }
-
-    // init_node (mckey's loopback QP: -l, IBV_QP_CREATE_BLOCK_SELF_MCAST_LB, is not offered)
-    private int initNode(Node node) {
-        Context verbs = node.cmaId.verbs().orElseThrow();
-        try {
-            node.pd = verbs.allocPd();
-        } catch (RuntimeException e) {
-            out.println("mckey: unable to allocate PD");
-            return -Errno.ENOMEM.number();
-        }
-        int cqe = messageCount != 0 ? messageCount * 2 : 2;
-        try {
-            node.cq = verbs.createCq(cqe);
-        } catch (RuntimeException e) {
-            out.println("mckey: unable to create CQ");
-            return -Errno.ENOMEM.number();
-        }
-        int depth = messageCount != 0 ? messageCount : 1;
-        QpInitAttr init = new QpInitAttr(QpType.UD, node.cq, node.cq, null, new QpCap(depth, depth, 1, 1, 0), false);
-        try {
-            node.cmaId.createQp(node.pd, init);
-        } catch (RuntimeException e) {
-            out.flush();
-            err.println(Rping.perror("mckey: unable to create QP", e));
-            return -1;
-        }
-        int ret = createMessage(node);
-        if (ret != 0) {
-            out.printf("mckey: failed to create messages: %d%n", ret);
-        }
         return ret;
-    }
-
-    // post_recvs
-    private int postRecvs(Node node) {
-        if (messageCount == 0) {
-            return 0;
-        }
-        RecvWr wr = RecvWr.of(node.id, node.mr, 0, options.messageSize() + ReplyAddressVector.GRH_BYTES);
-        for (int i = 0; i < messageCount; i++) {
-            try {
-                node.cmaId.qp().orElseThrow().postRecv(wr);
-            } catch (VerbsException e) {
-                out.printf("failed to post receives: %d%n", e.errno().number());
-                return e.errno().number();
-            }
-        }
-        return 0;
     }
 
     /**
@@ -215,7 +114,7 @@ final class McKey {
      * requester task to the end); an emulated QP drops what it has not sent when it is destroyed, so
      * here the last SEND is signaled and its completion awaited. The frames are the same.
      */
-    private int postSends(Node node) {
+    private int postSends(CmatestNode node) {
         if (!node.connected || messageCount == 0) {
             return 0;
         }
@@ -233,7 +132,7 @@ final class McKey {
         return awaitLastSend(node);
     }
 
-    private int awaitLastSend(Node node) {
+    private int awaitLastSend(CmatestNode node) {
         long deadline = System.nanoTime() + LAST_SEND_PATIENCE.toNanos();
         while (System.nanoTime() < deadline && !Thread.currentThread().isInterrupted()) {
             try {
@@ -253,15 +152,15 @@ final class McKey {
     }
 
     // addr_handler (with -d NAME's check first)
-    private int addrHandler(Node node) {
+    private int addrHandler(CmatestNode node) {
         Optional<String> mismatch = selection.mismatch(node.cmaId);
         mismatch.ifPresent(out::println);
-        int ret = mismatch.isPresent() ? -1 : verifyTestParams(node);
+        int ret = mismatch.isPresent() ? -1 : node.verifyTestParams("mckey", messageCount, options.messageSize(), out);
         if (ret == 0) {
             ret = initNode(node);
         }
         if (ret == 0 && !options.sender()) {
-            ret = postRecvs(node);
+            ret = node.postRecvs(messageCount, options.messageSize(), out);
         }
         if (ret == 0) {
             try {
@@ -279,7 +178,7 @@ final class McKey {
     }
 
     // join_handler
-    private int joinHandler(Node node, UdParam param) {
+    private int joinHandler(CmatestNode node, UdParam param) {
         out.printf("mckey: joined dgid: %s mlid 0x%x sl %d%n", PingpongAddress.gidText(param.ahAttr().dgid()), 0,
                 param.ahAttr().sl()); // on RoCE the MLID is 0 (cma_iboe_join_multicast's record has none)
         node.remoteQpn = param.qpNum();
@@ -298,7 +197,7 @@ final class McKey {
 
     // cma_handler
     private int cmaHandler(CmEvent event) {
-        Node node = event.id().context() instanceof Node n ? n : null;
+        CmatestNode node = event.id().context() instanceof CmatestNode n ? n : null;
         return switch (event.type()) {
             case ADDR_RESOLVED -> addrHandler(node);
             case MULTICAST_JOIN -> joinHandler(node, event.ud().orElseThrow());
@@ -352,7 +251,7 @@ final class McKey {
     // poll_cqs: busy polling, as mckey does, until message_count completions per connected node
     private int pollCqs() {
         WorkCompletion[] wc = new WorkCompletion[8];
-        for (Node node : nodes) {
+        for (CmatestNode node : nodes) {
             if (!node.connected) {
                 continue;
             }
@@ -382,7 +281,7 @@ final class McKey {
         out.println(options.sender() ? "mckey: starting client" : "mckey: starting server");
         InetSocketAddress source = options.bind() == null ? null : new InetSocketAddress(options.bind(), 0);
         out.println("mckey: joining");
-        for (Node node : nodes) {
+        for (CmatestNode node : nodes) {
             if (source != null) {
                 try {
                     node.cmaId.bindAddr(source);
@@ -411,7 +310,7 @@ final class McKey {
             ret = transfer();
         }
         // out: every node leaves, and the last leave's result is the run's (mckey overwrites ret here)
-        for (Node node : nodes) {
+        for (CmatestNode node : nodes) {
             try {
                 node.cmaId.leaveMulticast(group);
                 ret = 0;
@@ -445,7 +344,7 @@ final class McKey {
         }
         if (options.sender()) {
             out.println("initiating data transfers");
-            for (Node node : nodes) {
+            for (CmatestNode node : nodes) {
                 int ret = postSends(node);
                 if (ret != 0) {
                     return ret;
@@ -460,24 +359,5 @@ final class McKey {
         }
         out.println("data transfers complete");
         return 0;
-    }
-
-    // destroy_node
-    private void destroyNode(Node node) {
-        if (node.cmaId == null) {
-            return;
-        }
-        CmDevices.closeQuietly(node.ah);
-        if (node.cmaId.qp().isPresent()) {
-            try {
-                node.cmaId.destroyQp();
-            } catch (RuntimeException ignored) {
-                // mckey ignores rdma_destroy_qp's result
-            }
-        }
-        CmDevices.closeQuietly(node.cq);
-        CmDevices.closeQuietly(node.mr);
-        CmDevices.closeQuietly(node.pd);
-        CmDevices.closeQuietly(node.cmaId); // the RDMA id after all device resources
     }
 }
