@@ -110,9 +110,9 @@ final class McKey {
 
     /**
      * post_sends: unsignaled SENDs with immediate (the sender's QPN) to the group. mckey leaves and
-     * destroys the QP right after posting, and rxe still sends what is queued (the QP's cleanup runs its
-     * requester task to the end); an emulated QP drops what it has not sent when it is destroyed, so
-     * here the last SEND is signaled and its completion awaited. The frames are the same.
+     * destroys the QP right after posting, and on rxe the SENDs are out by then (rxe_mckey_multicast.pcap:
+     * all of them, then the IGMP leaves); an emulated QP drops what it has not sent when it is destroyed,
+     * so here the last SEND is signaled and its completion awaited. The frames are the same.
      */
     private int postSends(CmatestNode node) {
         if (!node.connected || messageCount == 0) {
