@@ -17,6 +17,12 @@ final class CmRuntime {
     final LibRdmacm cm;
     final LibIbverbs verbs;
     final Map<Long, IbvCmId> ids = new ConcurrentHashMap<>();
+    /**
+     * The multicast joins by the number given to librdmacm as the join's {@code void *context}, which
+     * comes back in the MULTICAST_JOIN / MULTICAST_ERROR event's {@code param.ud.private_data}.
+     */
+    final Map<Long, IbvCmId.MulticastJoin> multicastJoins = new ConcurrentHashMap<>();
+    final java.util.concurrent.atomic.AtomicLong nextMulticastKey = new java.util.concurrent.atomic.AtomicLong(1);
     private final Map<Long, IbvContext> contexts = new ConcurrentHashMap<>();
 
     private CmRuntime(LibRdmacm cm, LibIbverbs verbs) {

@@ -28,6 +28,7 @@ final class IbvCmEvent implements CmEvent {
     private static final long EVENT = Layouts.offset(RdmacmLayouts.RDMA_CM_EVENT, "event");
     private static final long STATUS = Layouts.offset(RdmacmLayouts.RDMA_CM_EVENT, "status");
     private static final long PARAM = Layouts.offset(RdmacmLayouts.RDMA_CM_EVENT, "param");
+    private static final long PRIVATE_DATA = Layouts.offset(RdmacmLayouts.RDMA_UD_PARAM, "private_data");
 
     private final CmRuntime runtime;
     private final MemorySegment event;
@@ -38,11 +39,16 @@ final class IbvCmEvent implements CmEvent {
     private final ConnParam conn;
     private final UdParam ud;
     private final IbvCmId countedOn;
+    private final IbvCmId.MulticastJoin join;
     private boolean acked;
 
     private IbvCmEvent(CmRuntime runtime, MemorySegment event, CmEventType type, IbvCmId id, IbvCmId listenId,
-                       int status, ConnParam conn, UdParam ud) {
+                       int status, ConnParam conn, UdParam ud, IbvCmId.MulticastJoin join) {
         this.runtime = runtime;
+        this.join = join;
+        if (join != null) {
+            join.unackedEvents().incrementAndGet();
+        }
         this.event = event;
         this.type = type;
         this.id = id;
@@ -80,7 +86,14 @@ final class IbvCmEvent implements CmEvent {
         boolean datagram = id.portSpace().qpType() == QpType.UD;
         ConnParam conn = null;
         UdParam ud = null;
+        IbvCmId.MulticastJoin join = null;
         switch (type.get()) {
+            // librdmacm rdma_get_cm_event: the ud param, the join's context in its private_data (an
+            // ucma_process_join failure turns MULTICAST_JOIN into MULTICAST_ERROR and keeps it).
+            case MULTICAST_JOIN, MULTICAST_ERROR -> {
+                join = runtime.multicastJoins.get(param.get(ADDRESS, PRIVATE_DATA).address());
+                ud = RdmacmStructs.readUdParam(param, false);
+            }
             case CONNECT_REQUEST, ESTABLISHED -> {
                 if (datagram) {
                     ud = RdmacmStructs.readUdParam(param);
@@ -93,7 +106,7 @@ final class IbvCmEvent implements CmEvent {
             default -> {
             }
         }
-        return new IbvCmEvent(runtime, event, type.get(), id, listenId, event.get(JAVA_INT, STATUS), conn, ud);
+        return new IbvCmEvent(runtime, event, type.get(), id, listenId, event.get(JAVA_INT, STATUS), conn, ud, join);
     }
 
     private static IbvCmId known(CmRuntime runtime, MemorySegment id) {
@@ -130,6 +143,11 @@ final class IbvCmEvent implements CmEvent {
         return Optional.ofNullable(ud);
     }
 
+    @Override
+    public Optional<Object> multicastContext() {
+        return join == null ? Optional.empty() : Optional.ofNullable(join.context());
+    }
+
     /** {@code rdma_ack_cm_event}; a second ack is EINVAL (in C it would free the event twice). */
     @Override
     public synchronized void ack() {
@@ -139,6 +157,9 @@ final class IbvCmEvent implements CmEvent {
         LibIbverbs.status("rdma_ack_cm_event", runtime.cm.ackCmEvent, event);
         acked = true;
         countedOn.removeChild();
+        if (join != null) {
+            join.unackedEvents().decrementAndGet();
+        }
     }
 
     @Override

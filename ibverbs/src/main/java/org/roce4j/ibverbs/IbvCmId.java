@@ -8,12 +8,16 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.roce4j.cm.CmId;
 import org.roce4j.cm.ConnParam;
 import org.roce4j.cm.EventChannel;
+import org.roce4j.cm.MulticastJoinFlag;
 import org.roce4j.cm.PortSpace;
 import org.roce4j.verbs.Context;
 import org.roce4j.verbs.Errno;
@@ -228,6 +232,64 @@ final class IbvCmId extends Resource implements CmId {
         channel = target;
     }
 
+    /**
+     * One {@code rdma_join_multicast_ex} of this id: the address (librdmacm finds the join to leave by
+     * comparing it), the application's context, and its events read and not acknowledged.
+     */
+    record MulticastJoin(long key, InetSocketAddress address, Object context, AtomicInteger unackedEvents) {
+    }
+
+    /** Newest first, as librdmacm's {@code mc_list}: {@code rdma_leave_multicast} takes the first match. */
+    private final Deque<MulticastJoin> joins = new ArrayDeque<>();
+
+    /**
+     * {@code rdma_join_multicast_ex} with the address and the join flag; the context librdmacm is given
+     * is a number that names the join ({@link CmRuntime#multicastJoins}), so the events can give the
+     * application's context back.
+     */
+    @Override
+    public synchronized void joinMulticast(InetSocketAddress group, MulticastJoinFlag flag, Object context) {
+        Objects.requireNonNull(group, "group");
+        Objects.requireNonNull(flag, "flag");
+        MulticastJoin join = new MulticastJoin(runtime.nextMulticastKey.getAndIncrement(), group, context,
+                new AtomicInteger());
+        runtime.multicastJoins.put(join.key(), join);
+        try {
+            call("rdma_join_multicast_ex", arena -> {
+                var l = RdmacmLayouts.RDMA_CM_JOIN_MC_ATTR_EX;
+                MemorySegment attr = arena.allocate(l);
+                attr.set(JAVA_INT, Layouts.offset(l, "comp_mask"), RdmacmLayouts.JOIN_MC_ATTR_ADDRESS_AND_FLAGS);
+                attr.set(JAVA_INT, Layouts.offset(l, "join_flags"), flag.value());
+                attr.set(ADDRESS, Layouts.offset(l, "addr"), RdmacmStructs.sockaddr(arena, group));
+                LibIbverbs.status("rdma_join_multicast_ex", runtime.cm.joinMulticastEx, id, attr,
+                        MemorySegment.ofAddress(join.key()));
+            });
+        } catch (RuntimeException e) {
+            runtime.multicastJoins.remove(join.key());
+            throw e;
+        }
+        joins.addFirst(join);
+    }
+
+    /**
+     * {@code rdma_leave_multicast}; EBUSY while an event of that join is read and not acknowledged
+     * (librdmacm would wait for the acknowledgement forever).
+     */
+    @Override
+    public synchronized void leaveMulticast(InetSocketAddress group) {
+        Objects.requireNonNull(group, "group");
+        MulticastJoin join = joins.stream().filter(j -> j.address().equals(group)).findFirst().orElse(null);
+        if (join != null && join.unackedEvents().get() > 0) {
+            throw new VerbsException(Errno.EBUSY, "rdma_leave_multicast: an event of the join is not acknowledged");
+        }
+        call("rdma_leave_multicast", arena -> LibIbverbs.status("rdma_leave_multicast", runtime.cm.leaveMulticast, id,
+                RdmacmStructs.sockaddr(arena, group)));
+        if (join != null) {
+            joins.remove(join);
+            runtime.multicastJoins.remove(join.key());
+        }
+    }
+
     /** {@code rdma_get_local_addr} (inline: {@code &id->route.addr.src_addr}) with {@code rdma_get_src_port}; null while unbound. */
     @Override
     public InetSocketAddress localAddress() {
@@ -284,6 +346,7 @@ final class IbvCmId extends Resource implements CmId {
         closeOnce("rdma_destroy_id", "events not acknowledged", () -> {
             LibIbverbs.status("rdma_destroy_id", runtime.cm.destroyId, id);
             runtime.ids.remove(id.address());
+            joins.forEach(join -> runtime.multicastJoins.remove(join.key()));
             channel.removeChild();
         });
     }

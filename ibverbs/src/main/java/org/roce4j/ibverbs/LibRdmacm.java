@@ -52,6 +52,8 @@ final class LibRdmacm {
     final MethodHandle migrateId;
     final MethodHandle initQpAttr;
     final MethodHandle establish;
+    final MethodHandle joinMulticastEx;
+    final MethodHandle leaveMulticast;
     final MethodHandle getSrcPort;
     final MethodHandle getDstPort;
     final MethodHandle eventStr;
@@ -84,6 +86,8 @@ final class LibRdmacm {
         migrateId = errnoCall("rdma_migrate_id", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
         initQpAttr = errnoCall("rdma_init_qp_attr", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
         establish = errnoCall("rdma_establish", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        joinMulticastEx = errnoCall("rdma_join_multicast_ex", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+        leaveMulticast = errnoCall("rdma_leave_multicast", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
         getSrcPort = plain("rdma_get_src_port", FunctionDescriptor.of(JAVA_SHORT, ADDRESS));
         getDstPort = plain("rdma_get_dst_port", FunctionDescriptor.of(JAVA_SHORT, ADDRESS));
         eventStr = plain("rdma_event_str", FunctionDescriptor.of(

@@ -124,7 +124,15 @@ final class RdmacmLayouts {
             RDMA_CM_EVENT_PARAM.withName("param")).withName("rdma_cm_event");
 
     /** Every struct above whose layout is checked against the C compiler. */
+    /** {@code struct rdma_cm_join_mc_attr_ex}: what {@code rdma_join_multicast_ex} is given. */
+    static final StructLayout RDMA_CM_JOIN_MC_ATTR_EX = structLayout(
+            JAVA_INT.withName("comp_mask"),
+            JAVA_INT.withName("join_flags"),
+            ADDRESS.withName("addr")).withName("rdma_cm_join_mc_attr_ex");
+    /** {@code RDMA_CM_JOIN_MC_ATTR_ADDRESS | RDMA_CM_JOIN_MC_ATTR_JOIN_FLAGS}: both fields are given. */
+    static final int JOIN_MC_ATTR_ADDRESS_AND_FLAGS = 1 | 1 << 1;
+
     static final List<MemoryLayout> CHECKED = List.of(SOCKADDR_IN, SOCKADDR_IN6, SOCKADDR_STORAGE,
             RDMA_EVENT_CHANNEL, RDMA_IB_ADDR, RDMA_ADDR, RDMA_ROUTE, RDMA_CM_ID, RDMA_CONN_PARAM, RDMA_UD_PARAM,
-            RDMA_CM_EVENT);
+            RDMA_CM_EVENT, RDMA_CM_JOIN_MC_ATTR_EX);
 }

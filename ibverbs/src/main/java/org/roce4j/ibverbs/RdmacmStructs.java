@@ -125,7 +125,15 @@ final class RdmacmStructs {
 
     /** {@return the {@code rdma_ud_param} of an event as a UdParam} */
     static UdParam readUdParam(MemorySegment u) {
-        return new UdParam(privateData(u, UD),
+        return readUdParam(u, true);
+    }
+
+    /**
+     * {@return the {@code rdma_ud_param} of an event as a UdParam}; without {@code withPrivateData} its
+     * private data is left out (a multicast event's {@code private_data} is the join's context, not data)
+     */
+    static UdParam readUdParam(MemorySegment u, boolean withPrivateData) {
+        return new UdParam(withPrivateData ? privateData(u, UD) : null,
                 IbvPd.readAhAttr(u.asSlice(Layouts.offset(UD, "ah_attr"), Layouts.IBV_AH_ATTR)),
                 u.get(JAVA_INT, Layouts.offset(UD, "qp_num")) & 0xFFFFFF, u.get(JAVA_INT, Layouts.offset(UD, "qkey")));
     }

@@ -29,7 +29,7 @@ import picocli.CommandLine.Spec;
             PerftestCommand.WriteLat.class, PerftestCommand.WriteBw.class, PerftestCommand.ReadLat.class,
             PerftestCommand.ReadBw.class, PerftestCommand.SendLat.class, PerftestCommand.SendBw.class,
             PerftestCommand.AtomicLat.class, PerftestCommand.AtomicBw.class,
-            RpingCommand.class, UdaddyCommand.class, WiresharkCommand.class,
+            RpingCommand.class, UdaddyCommand.class, McKeyCommand.class, WiresharkCommand.class,
             DevicesCommand.class, DevinfoCommand.class, ConformanceCommand.class, CommandLine.HelpCommand.class})
 public final class Roce4j implements Callable<Integer> {
     static final int USAGE = 2;

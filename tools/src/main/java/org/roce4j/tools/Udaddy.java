@@ -2,7 +2,6 @@ package org.roce4j.tools;
 
 import java.io.PrintWriter;
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -16,18 +15,9 @@ import org.roce4j.cm.ConnParam;
 import org.roce4j.cm.EventChannel;
 import org.roce4j.cm.PortSpace;
 import org.roce4j.cm.UdParam;
-import org.roce4j.verbs.AccessFlag;
-import org.roce4j.verbs.Ah;
 import org.roce4j.verbs.Context;
-import org.roce4j.verbs.Cq;
 import org.roce4j.verbs.Errno;
-import org.roce4j.verbs.Mr;
-import org.roce4j.verbs.Pd;
 import org.roce4j.verbs.QpAttrMask;
-import org.roce4j.verbs.QpCap;
-import org.roce4j.verbs.QpInitAttr;
-import org.roce4j.verbs.QpType;
-import org.roce4j.verbs.RecvWr;
 import org.roce4j.verbs.SendWr;
 import org.roce4j.verbs.VerbsException;
 import org.roce4j.verbs.WorkCompletion;
@@ -53,30 +43,12 @@ final class Udaddy {
     private static final Duration RESOLVE_TIMEOUT = Duration.ofMillis(2000);
     private static final Duration EVENT_SLICE = Duration.ofMillis(100);
 
-    /** udaddy's {@code struct cmatest_node}. */
-    private static final class Node {
-        final int id;
-        CmId cmaId;
-        boolean connected;
-        Pd pd;
-        Cq cq;
-        Mr mr;
-        Ah ah;
-        int remoteQpn;
-        int remoteQkey;
-        MemorySegment mem;
-
-        Node(int id) {
-            this.id = id;
-        }
-    }
-
     private final Options options;
     private final PrintWriter out;
     private final PrintWriter err;
     private final CmDevices devices;
     private final IntConsumer listening;
-    private final Node[] nodes;
+    private final CmatestNode[] nodes;
     private int messageCount;
     private int connIndex;
     private int connectsLeft;
@@ -90,7 +62,7 @@ final class Udaddy {
         this.err = err;
         this.devices = devices;
         this.listening = listening;
-        this.nodes = new Node[options.connections()];
+        this.nodes = new CmatestNode[options.connections()];
         this.messageCount = options.messageCount();
     }
 
@@ -106,7 +78,7 @@ final class Udaddy {
             channel = opened.channel();
             selection = opened.selection();
             for (int i = 0; i < nodes.length; i++) {
-                nodes[i] = new Node(i);
+                nodes[i] = new CmatestNode(i);
                 if (options.server() != null) {
                     try {
                         nodes[i].cmaId = channel.createId(options.portSpace(), nodes[i]);
@@ -117,8 +89,8 @@ final class Udaddy {
             }
             ret = options.server() != null ? runClient() : runServer();
             out.println("test complete");
-            for (Node node : nodes) {
-                destroyNode(node);
+            for (CmatestNode node : nodes) {
+                node.destroy();
             }
         }
         out.printf("return status %d%n", ret);
@@ -126,90 +98,21 @@ final class Udaddy {
         return ret & 0xFF;
     }
 
-    private Node nodeOf(CmId id) {
-        return id.context() instanceof Node node ? node : null;
+    private CmatestNode nodeOf(CmId id) {
+        return id.context() instanceof CmatestNode node ? node : null;
     }
 
-    // create_message
-    private int createMessage(Node node) {
+    /** init_node; create_message's {@code message_count = 0} for messages of 0 bytes. */
+    private int initNode(CmatestNode node) {
+        int ret = node.initNode("udaddy", messageCount, options.messageSize(), arena, out, err);
         if (options.messageSize() == 0) {
             messageCount = 0;
-        }
-        if (messageCount == 0) {
-            return 0;
-        }
-        node.mem = arena.allocate(options.messageSize() + ReplyAddressVector.GRH_BYTES, 8);
-        try {
-            node.mr = node.pd.regMr(node.mem, EnumSet.of(AccessFlag.LOCAL_WRITE));
-        } catch (RuntimeException e) {
-            out.println("failed to reg MR");
-            return -1;
-        }
-        return 0;
-    }
-
-    // verify_test_params
-    private int verifyTestParams(Node node) {
-        Context verbs = node.cmaId.verbs().orElseThrow();
-        int mtu = verbs.queryPort(node.cmaId.portNum()).activeMtu().bytes();
-        if (messageCount != 0 && options.messageSize() > mtu) {
-            out.printf("udaddy: message_size %d is larger than active mtu %d%n", options.messageSize(), mtu);
-            return -Errno.EINVAL.number();
-        }
-        return 0;
-    }
-
-    // init_node
-    private int initNode(Node node) {
-        Context verbs = node.cmaId.verbs().orElseThrow();
-        try {
-            node.pd = verbs.allocPd();
-        } catch (RuntimeException e) {
-            out.println("udaddy: unable to allocate PD");
-            return -Errno.ENOMEM.number();
-        }
-        int cqe = messageCount != 0 ? messageCount * 2 : 2;
-        try {
-            node.cq = verbs.createCq(cqe);
-        } catch (RuntimeException e) {
-            out.println("udaddy: unable to create CQ");
-            return -Errno.ENOMEM.number();
-        }
-        int depth = messageCount != 0 ? messageCount : 1;
-        QpInitAttr init = new QpInitAttr(QpType.UD, node.cq, node.cq, null, new QpCap(depth, depth, 1, 1, 0), false);
-        try {
-            node.cmaId.createQp(node.pd, init);
-        } catch (RuntimeException e) {
-            out.flush();
-            err.println(Rping.perror("udaddy: unable to create QP", e));
-            return -1;
-        }
-        int ret = createMessage(node);
-        if (ret != 0) {
-            out.printf("udaddy: failed to create messages: %d%n", ret);
         }
         return ret;
     }
 
-    // post_recvs
-    private int postRecvs(Node node) {
-        if (messageCount == 0) {
-            return 0;
-        }
-        RecvWr wr = RecvWr.of(node.id, node.mr, 0, options.messageSize() + ReplyAddressVector.GRH_BYTES);
-        for (int i = 0; i < messageCount; i++) {
-            try {
-                node.cmaId.qp().orElseThrow().postRecv(wr);
-            } catch (VerbsException e) {
-                out.printf("failed to post receives: %d%n", e.errno().number());
-                return e.errno().number();
-            }
-        }
-        return 0;
-    }
-
     // post_sends: SEND with immediate, the immediate being this QP's number
-    private int postSends(Node node, boolean signaled) {
+    private int postSends(CmatestNode node, boolean signaled) {
         if (!node.connected || messageCount == 0) {
             return 0;
         }
@@ -232,7 +135,7 @@ final class Udaddy {
     }
 
     // addr_handler
-    private int addrHandler(Node node) {
+    private int addrHandler(CmatestNode node) {
         try {
             node.cmaId.resolveRoute(RESOLVE_TIMEOUT);
             return 0;
@@ -244,19 +147,19 @@ final class Udaddy {
     }
 
     /** What route_handler and connect_handler both do first: verify_test_params, init_node, post_recvs (and -d NAME's check). */
-    private int prepareNode(Node node) {
+    private int prepareNode(CmatestNode node) {
         int ret = deviceCheck(node.cmaId);
         if (ret == 0) {
-            ret = verifyTestParams(node);
+            ret = node.verifyTestParams("udaddy", messageCount, options.messageSize(), out);
         }
         if (ret == 0) {
             ret = initNode(node);
         }
-        return ret == 0 ? postRecvs(node) : ret;
+        return ret == 0 ? node.postRecvs(messageCount, options.messageSize(), out) : ret;
     }
 
     // route_handler
-    private int routeHandler(Node node) {
+    private int routeHandler(CmatestNode node) {
         int ret = prepareNode(node);
         if (ret == 0) {
             try {
@@ -277,7 +180,7 @@ final class Udaddy {
         if (connIndex == options.connections()) {
             ret = -Errno.ENOMEM.number();
         } else {
-            Node node = nodes[connIndex++];
+            CmatestNode node = nodes[connIndex++];
             node.cmaId = cmaId;
             ret = prepareNode(node);
             if (ret == 0) {
@@ -312,7 +215,7 @@ final class Udaddy {
     }
 
     // resolved_handler: the SIDR reply's QPN, Q_Key and address vector
-    private int resolvedHandler(Node node, CmEvent event) {
+    private int resolvedHandler(CmatestNode node, CmEvent event) {
         UdParam ud = event.ud().orElse(null);
         if (ud == null) {
             out.println("udaddy: failure creating address handle");
@@ -350,27 +253,8 @@ final class Udaddy {
         };
     }
 
-    // destroy_node
-    private void destroyNode(Node node) {
-        if (node.cmaId == null) {
-            return;
-        }
-        CmDevices.closeQuietly(node.ah);
-        if (node.cmaId.qp().isPresent()) {
-            try {
-                node.cmaId.destroyQp();
-            } catch (RuntimeException ignored) {
-                // udaddy ignores rdma_destroy_qp's result
-            }
-        }
-        CmDevices.closeQuietly(node.cq);
-        CmDevices.closeQuietly(node.mr);
-        CmDevices.closeQuietly(node.pd);
-        CmDevices.closeQuietly(node.cmaId); // the RDMA id after all device resources
-    }
-
     // create_reply_ah: the way back from the first receive, the peer's QPN from its immediate data
-    private int createReplyAh(Node node, WorkCompletion wc) {
+    private int createReplyAh(CmatestNode node, WorkCompletion wc) {
         Context verbs = node.cmaId.verbs().orElseThrow();
         try {
             node.ah = node.pd.createAh(ReplyAddressVector.fromWc(verbs, node.cmaId.portNum(), wc, node.mem));
@@ -385,7 +269,7 @@ final class Udaddy {
     // poll_cqs: busy polling, as udaddy does, until message_count completions per connected node
     private int pollCqs() {
         WorkCompletion[] wc = new WorkCompletion[8];
-        for (Node node : nodes) {
+        for (CmatestNode node : nodes) {
             if (!node.connected) {
                 continue;
             }
@@ -467,7 +351,7 @@ final class Udaddy {
                     return ret;
                 }
                 out.println("sending replies");
-                for (Node node : nodes) {
+                for (CmatestNode node : nodes) {
                     ret = postSends(node, true);
                     if (ret != 0) {
                         return ret;
@@ -493,7 +377,7 @@ final class Udaddy {
         InetSocketAddress source = options.bind() == null ? null : new InetSocketAddress(options.bind(), 0);
         InetSocketAddress destination = new InetSocketAddress(options.server(), options.port());
         out.println("udaddy: connecting");
-        for (Node node : nodes) {
+        for (CmatestNode node : nodes) {
             try {
                 node.cmaId.resolveAddr(source, destination, RESOLVE_TIMEOUT);
             } catch (RuntimeException e) {
@@ -509,7 +393,7 @@ final class Udaddy {
         }
         if (messageCount != 0) {
             out.println("initiating data transfers");
-            for (Node node : nodes) {
+            for (CmatestNode node : nodes) {
                 ret = postSends(node, false);
                 if (ret != 0) {
                     return ret;

@@ -91,8 +91,9 @@ final class CmToolRuns {
     }
 
     /**
-     * Starts the server, waits until it listens, then runs the client with {@code clientArgs} and
-     * the server's port after {@code portOption}; returns both results.
+     * Starts the server, waits until it listens (mckey's receiver: until it has joined), then runs the
+     * client with {@code clientArgs} and the server's port after {@code portOption} (none when null);
+     * returns both results.
      */
     static Pair pair(String[] serverArgs, String portOption, String... clientArgs) throws Exception {
         CompletableFuture<Integer> port = new CompletableFuture<>();
@@ -106,9 +107,11 @@ final class CmToolRuns {
             throw new AssertionError("the server did not listen: " + (server.isDone() ? server.get() : "still running"));
         }
         int listening = port.get();
-        String[] withPort = java.util.Arrays.copyOf(clientArgs, clientArgs.length + 2);
-        withPort[clientArgs.length] = portOption;
-        withPort[clientArgs.length + 1] = Integer.toString(listening);
+        String[] withPort = portOption == null ? clientArgs : java.util.Arrays.copyOf(clientArgs, clientArgs.length + 2);
+        if (portOption != null) {
+            withPort[clientArgs.length] = portOption;
+            withPort[clientArgs.length + 1] = Integer.toString(listening);
+        }
         Future<Result> client = THREADS.submit(() -> run(withPort));
         Result clientResult = await(client);
         if (clientResult.exit() != 0) {

@@ -39,6 +39,14 @@ public interface CmEvent extends AutoCloseable {
     /** {@return the datagram parameters of a UD id's CONNECT_REQUEST or ESTABLISHED} */
     Optional<UdParam> ud();
 
+    /**
+     * {@return for MULTICAST_JOIN and MULTICAST_ERROR the context given to {@link CmId#joinMulticast}
+     * (librdmacm puts it in {@code param.ud.private_data}); otherwise empty}
+     */
+    default Optional<Object> multicastContext() {
+        return Optional.empty();
+    }
+
     /** {@return the peer's private data carried by this event (empty when none), with rdma_cm's header removed} */
     default byte[] privateData() {
         return conn().map(ConnParam::privateData).or(() -> ud().map(UdParam::privateData)).orElseGet(() -> new byte[0]);

@@ -1,5 +1,6 @@
 package org.roce4j.cm;
 
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Optional;
@@ -159,6 +160,65 @@ public interface CmId extends AutoCloseable {
      * @param channel the new channel
      */
     void migrate(EventChannel channel);
+
+    /**
+     * {@code rdma_join_multicast_ex}: joins the multicast group {@code group} (its port is only part of
+     * the address {@link #leaveMulticast} must be given again). On RoCEv2 no SA is asked (cma.c
+     * {@code cma_iboe_join_multicast}): the group's GID is the address ({@code cma_iboe_set_mgid}: an
+     * IPv4 group {@code ::ffff:a.b.c.d}), a full member's host joins the IP group (IGMP), and
+     * MULTICAST_JOIN follows at once. Its {@link CmEvent#ud()} holds the address vector to the group
+     * (hop limit 64), QPN 0xFFFFFF and the id's Q_Key ({@link UdParam#RDMA_UDP_QKEY} in the UDP port
+     * space); {@link CmEvent#multicastContext()} is {@code context}. When that event is read, a full
+     * member's QP (if the id has one) is attached to the group; if the attach fails the event is
+     * MULTICAST_ERROR with status -1 (librdmacm {@code ucma_process_join}).
+     *
+     * @param group   the group's address
+     * @param flag    full member, or send-only full member
+     * @param context what the join's events carry, or null
+     * @throws org.roce4j.verbs.VerbsException EINVAL when the id has no device or is not ADDR_BOUND or
+     *         ADDR_RESOLVED, when its port space is not a UD one, or for the wildcard address; ENOTSUPP
+     *         (524) for an IPv6 group on a RoCEv2 port (cma.c)
+     */
+    void joinMulticast(InetSocketAddress group, MulticastJoinFlag flag, Object context);
+
+    /**
+     * {@code rdma_join_multicast}: {@link #joinMulticast(InetSocketAddress, MulticastJoinFlag, Object)} as
+     * a full member.
+     *
+     * @param group   the group's address
+     * @param context what the join's events carry, or null
+     */
+    default void joinMulticast(InetSocketAddress group, Object context) {
+        joinMulticast(group, MulticastJoinFlag.FULLMEMBER, context);
+    }
+
+    /**
+     * {@code rdma_join_multicast} of {@code group} with port 0.
+     *
+     * @param group   the group's address
+     * @param context what the join's events carry, or null
+     */
+    default void joinMulticast(InetAddress group, Object context) {
+        joinMulticast(new InetSocketAddress(group, 0), MulticastJoinFlag.FULLMEMBER, context);
+    }
+
+    /**
+     * {@code rdma_leave_multicast}: detaches the id's QP from the group (a full member's) and leaves it
+     * (the kernel sends the IGMP leave when the host's last member goes).
+     *
+     * @param group the address the group was joined with, port included (librdmacm compares the sockaddr)
+     * @throws org.roce4j.verbs.VerbsException EADDRNOTAVAIL when the id has not joined that address
+     */
+    void leaveMulticast(InetSocketAddress group);
+
+    /**
+     * {@code rdma_leave_multicast} of {@code group} with port 0.
+     *
+     * @param group the group's address
+     */
+    default void leaveMulticast(InetAddress group) {
+        leaveMulticast(new InetSocketAddress(group, 0));
+    }
 
     /** {@return the local address and port ({@code rdma_get_local_addr}, {@code rdma_get_src_port})} */
     InetSocketAddress localAddress();

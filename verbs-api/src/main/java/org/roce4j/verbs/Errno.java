@@ -52,7 +52,12 @@ public enum Errno {
     /** {@code ECONNREFUSED} (111): connection refused. */
     ECONNREFUSED(111, "Connection refused"),
     /** {@code EHOSTUNREACH} (113): no route to host. */
-    EHOSTUNREACH(113, "No route to host");
+    EHOSTUNREACH(113, "No route to host"),
+    /**
+     * {@code ENOTSUPP} (524): the kernel's internal "operation is not supported", which some RDMA core
+     * paths return to user space (cma.c: an IPv6 multicast join on RoCEv2); strerror has no text for it.
+     */
+    ENOTSUPP(524, "Unknown error 524");
 
     private final int number;
     private final String text;

@@ -174,12 +174,13 @@ final class CmIdAddressing {
         }
         id.remoteGid = Gid.of(target);
         id.state = RdmaCmState.ADDR_QUERY;
-        if (route.kind() == HostRoute.Kind.NEIGHBOUR) {
+        if (route.kind() == HostRoute.Kind.NEIGHBOUR && !target.isMulticastAddress()) {
             NeighbourWait.start(id, device, route, timeout);
             return;
         }
         device.run(() -> {
-            // addr.c addr_resolve_neigh: IFF_LOOPBACK and IFF_NOARP interfaces have no neighbour to wait for.
+            // addr.c addr_resolve_neigh: IFF_LOOPBACK and IFF_NOARP interfaces have no neighbour to wait for,
+            // nor has a multicast group (arp_mc_map: its neighbour entry is NUD_NOARP).
             id.state = RdmaCmState.ADDR_RESOLVED;
             id.post(CmEventType.ADDR_RESOLVED, 0, null);
         });

@@ -17,9 +17,21 @@ final class EmulatedCmEvent implements CmEvent {
     private final int status;
     private final ConnParam conn;
     private final UdParam ud;
+    private final CmMulticast.Membership membership;
     private volatile boolean acked;
 
     EmulatedCmEvent(CmEventType type, EmulatedCmId id, EmulatedCmId listenId, int status, ConnParam conn, UdParam ud) {
+        this(type, id, listenId, status, conn, ud, null);
+    }
+
+    /** An event of a multicast join: MULTICAST_JOIN or MULTICAST_ERROR. */
+    EmulatedCmEvent(CmEventType type, EmulatedCmId id, int status, UdParam ud, CmMulticast.Membership membership) {
+        this(type, id, null, status, null, ud, membership);
+    }
+
+    private EmulatedCmEvent(CmEventType type, EmulatedCmId id, EmulatedCmId listenId, int status, ConnParam conn,
+                            UdParam ud, CmMulticast.Membership membership) {
+        this.membership = membership;
         this.type = type;
         this.id = id;
         this.listenId = listenId;
@@ -63,12 +75,25 @@ final class EmulatedCmEvent implements CmEvent {
     }
 
     @Override
+    public Optional<Object> multicastContext() {
+        return membership == null ? Optional.empty() : Optional.ofNullable(membership.context());
+    }
+
+    /** {@return the multicast membership the event is of, or null} */
+    CmMulticast.Membership membership() {
+        return membership;
+    }
+
+    @Override
     public void ack() {
         synchronized (this) {
             if (acked) {
                 throw new VerbsException(Errno.EINVAL, "rdma_ack_cm_event: the event was acknowledged already");
             }
             acked = true;
+        }
+        if (membership != null) {
+            membership.unackedEvents().decrementAndGet();
         }
         id.eventAcked();
     }

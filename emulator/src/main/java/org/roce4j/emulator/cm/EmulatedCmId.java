@@ -10,6 +10,7 @@ import org.roce4j.cm.CmEventType;
 import org.roce4j.cm.CmId;
 import org.roce4j.cm.ConnParam;
 import org.roce4j.cm.EventChannel;
+import org.roce4j.cm.MulticastJoinFlag;
 import org.roce4j.cm.PortSpace;
 import org.roce4j.cm.PrivateDataLimits;
 import org.roce4j.cm.UdParam;
@@ -66,6 +67,7 @@ final class EmulatedCmId implements CmId, CmUser {
     private final AtomicInteger unackedEvents = new AtomicInteger();
     final CmIdAddressing addressing = new CmIdAddressing(this);
     final CmIdConnecting connecting = new CmIdConnecting(this);
+    final CmMulticast multicast = new CmMulticast(this);
 
     EmulatedCmId(RdmaCmHost host, EmulatedEventChannel channel, PortSpace space, Object context) {
         this.host = host;
@@ -107,11 +109,31 @@ final class EmulatedCmId implements CmId, CmUser {
                 null, ud));
     }
 
-    void eventTaken(EmulatedCmEvent event) {
+    void postMulticast(CmEventType type, int status, UdParam ud, CmMulticast.Membership membership) {
+        host.raised(type, this, status);
+        channel.post(new EmulatedCmEvent(type, this, status, ud, membership));
+    }
+
+    /**
+     * The application read {@code event}; {@return the event it gets}: a MULTICAST_JOIN whose QP
+     * attachment fails becomes MULTICAST_ERROR with status -1 (librdmacm rdma_get_cm_event:
+     * {@code ucma_process_join}'s {@code rdma_seterrno}).
+     */
+    EmulatedCmEvent eventTaken(EmulatedCmEvent event) {
         unackedEvents.incrementAndGet();
         if (event.type() == CmEventType.CONNECT_REQUEST && listener != null) {
             listener.pendingRequests.decrementAndGet();
         }
+        CmMulticast.Membership membership = event.membership();
+        if (membership == null) {
+            return event;
+        }
+        membership.unackedEvents().incrementAndGet();
+        if (event.type() == CmEventType.MULTICAST_JOIN && multicast.joinRead(membership) != 0) {
+            host.raised(CmEventType.MULTICAST_ERROR, this, -1);
+            return new EmulatedCmEvent(CmEventType.MULTICAST_ERROR, this, -1, event.ud().orElse(null), membership);
+        }
+        return event;
     }
 
     void eventAcked() {
@@ -235,6 +257,16 @@ final class EmulatedCmId implements CmId, CmUser {
     }
 
     @Override
+    public void joinMulticast(InetSocketAddress group, MulticastJoinFlag flag, Object context) {
+        multicast.join(group, flag, context);
+    }
+
+    @Override
+    public void leaveMulticast(InetSocketAddress group) {
+        multicast.leave(group);
+    }
+
+    @Override
     public InetSocketAddress localAddress() {
         return locked(this::localAddressHeld);
     }
@@ -277,6 +309,7 @@ final class EmulatedCmId implements CmId, CmUser {
                 resolutionTimer.cancel();
                 resolutionTimer = null;
             }
+            multicast.leaveAll();
             if (connection != null) {
                 CmConnection c = connection;
                 connection = null;

@@ -60,6 +60,11 @@ final class EmulatedEventChannel implements EventChannel {
         queue.removeIf(e -> e.emulatedId() == id);
     }
 
+    /** Drops the events of one multicast membership not read yet (ucma.c ucma_cleanup_mc_events). */
+    synchronized void dropEventsOf(CmMulticast.Membership membership) {
+        queue.removeIf(e -> e.membership() == membership);
+    }
+
     /** Takes out the CONNECT_REQUESTs still queued for {@code listener}; {@return their new ids} */
     synchronized java.util.List<EmulatedCmId> dropRequestsFor(EmulatedCmId listener) {
         java.util.List<EmulatedCmId> children = new java.util.ArrayList<>();
@@ -93,7 +98,7 @@ final class EmulatedEventChannel implements EventChannel {
             event = queue.pollFirst();
         }
         if (event != null) {
-            event.emulatedId().eventTaken(event);
+            event = event.emulatedId().eventTaken(event);
         }
         return event;
     }

@@ -39,14 +39,14 @@ import org.roce4j.verbs.WorkCompletion;
 class CmOverUdpTest extends LoopbackPair {
     private static final Duration WAIT = Duration.ofSeconds(20);
 
-    private static CmEvent expect(EventChannel channel, CmEventType type) {
+    static CmEvent expect(EventChannel channel, CmEventType type) {
         CmEvent event = channel.getEvent(WAIT).orElseThrow(() -> new AssertionError("no event, expected " + type));
         assertThat(event.type()).as("%s status %d", event.type(), event.status()).isEqualTo(type);
         return event;
     }
 
     /** PD, CQ, buffer and QP on an id's device context. */
-    private record Verbs(Pd pd, Cq cq, MemorySegment memory, Mr mr, Qp qp) {
+    record Verbs(Pd pd, Cq cq, MemorySegment memory, Mr mr, Qp qp) {
         static Verbs of(CmId id, Arena arena) {
             Context context = id.verbs().orElseThrow();
             Pd pd = context.allocPd();
