@@ -190,4 +190,11 @@ public enum Quirk {
      * to its lkey (a remote access through it still fails on its rights). Measured with rxe-probe-capacities.c.
      */
     RKEY_ZERO_WITHOUT_REMOTE_ACCESS,
+    /**
+     * The library has no {@code ibv_wr_flush}: rdma-core 44's rxe provider leaves IBV_QP_EX_WITH_FLUSH out of
+     * {@code RXE_SUP_RC_QP_SEND_OPS_FLAGS}, so {@code ibv_create_qp_ex} asking for it fails EOPNOTSUPP
+     * (providers/rxe/rxe.c check_qp_init_attr; rdma-core 45 added it with {@code wr_flush} in {@code struct
+     * ibv_qp_ex}). Kernel 6.12's rxe executes FLUSH all the same, as a responder (interop/flush shows it).
+     */
+    PROVIDER_HAS_NO_WR_FLUSH,
 }

@@ -13,7 +13,19 @@ public enum AccessFlag {
     /** {@code IBV_ACCESS_REMOTE_ATOMIC}: peers may apply atomics to it (needs LOCAL_WRITE). */
     REMOTE_ATOMIC(1 << 3),
     /** {@code IBV_ACCESS_MW_BIND}: memory windows may be bound to it. */
-    MW_BIND(1 << 4);
+    MW_BIND(1 << 4),
+    /**
+     * {@code IBV_ACCESS_FLUSH_GLOBAL} (rdma-core 45): peers may FLUSH it with the global placement type
+     * ({@link FlushType#GLOBAL}); the device must report {@link DeviceCapFlagEx#FLUSH_GLOBAL} (else the
+     * kernel refuses the registration: EINVAL before 6.2, whose ib_check_mr_access knows no such bit).
+     */
+    FLUSH_GLOBAL(1 << 8),
+    /**
+     * {@code IBV_ACCESS_FLUSH_PERSISTENT} (rdma-core 45): peers may FLUSH it to persistence
+     * ({@link FlushType#PERSISTENT}). rxe accepts it only over persistent memory (rxe_mr.c: a page that is not
+     * pmem is EINVAL), so on ordinary memory the registration fails EINVAL.
+     */
+    FLUSH_PERSISTENT(1 << 9);
 
     private final int bit;
 
