@@ -91,15 +91,7 @@ class FlushTest {
             Recorder recorder = new Recorder(new FaultScript(), nodes.b.memory.asSlice(4096, 1));
             QpEx qp = connectedEx(nodes);
             nodes.fabric.filter(recorder);
-            MemorySegment data = nodes.a.memory.asSlice(0, 3000).fill((byte) 0x5A);
-            qp.wrStart();
-            qp.wrId(1);
-            qp.wrRdmaWrite(region.rkey(), region.address() + 4096);
-            qp.wrSetSge(nodes.a.mr.lkey(), data.address(), 3000);
-            qp.wrId(2);
-            qp.wrFlags(SendFlag.SIGNALED.bit());
-            qp.wrFlush(region.rkey(), region.address() + 4096, 3000, FlushType.GLOBAL, FlushLevel.RANGE);
-            assertThat(qp.wrComplete()).isZero();
+            writeThenFlush(nodes, qp, region, (byte) 0x5A);
 
             List<WorkCompletion> wcs = nodes.a.pollAll();
             assertThat(wcs).hasSize(1);
@@ -125,15 +117,7 @@ class FlushTest {
             Recorder recorder = new Recorder(faults, nodes.b.memory.asSlice(4096 + 1500, 1));
             QpEx qp = connectedEx(nodes);
             nodes.fabric.filter(recorder);
-            MemorySegment data = nodes.a.memory.asSlice(0, 3000).fill((byte) 0x33);
-            qp.wrStart();
-            qp.wrId(1);
-            qp.wrRdmaWrite(region.rkey(), region.address() + 4096);
-            qp.wrSetSge(nodes.a.mr.lkey(), data.address(), 3000);
-            qp.wrId(2);
-            qp.wrFlags(SendFlag.SIGNALED.bit());
-            qp.wrFlush(region.rkey(), region.address() + 4096, 3000, FlushType.GLOBAL, FlushLevel.RANGE);
-            assertThat(qp.wrComplete()).isZero();
+            writeThenFlush(nodes, qp, region, (byte) 0x33);
             nodes.fabric.runFor(Duration.ofSeconds(1));
 
             List<WorkCompletion> wcs = nodes.a.pollAll();
@@ -245,6 +229,19 @@ class FlushTest {
         assertThat(ProfiledDevice.open(DeviceProfile.RXE_6_12).queryDeviceCapFlagsEx())
                 .contains(DeviceCapFlagEx.FLUSH_GLOBAL, DeviceCapFlagEx.FLUSH_PERSISTENT);
         assertThat(ProfiledDevice.open(DeviceProfile.RXE_6_1).queryDeviceCapFlagsEx()).isEmpty();
+    }
+
+    /** One batch: an unsignaled 3000-byte WRITE of {@code fill} at 4096 in {@code region}, then a signaled FLUSH of it. */
+    private static void writeThenFlush(TwoNodes nodes, QpEx qp, Mr region, byte fill) {
+        MemorySegment data = nodes.a.memory.asSlice(0, 3000).fill(fill);
+        qp.wrStart();
+        qp.wrId(1);
+        qp.wrRdmaWrite(region.rkey(), region.address() + 4096);
+        qp.wrSetSge(nodes.a.mr.lkey(), data.address(), 3000);
+        qp.wrId(2);
+        qp.wrFlags(SendFlag.SIGNALED.bit());
+        qp.wrFlush(region.rkey(), region.address() + 4096, 3000, FlushType.GLOBAL, FlushLevel.RANGE);
+        assertThat(qp.wrComplete()).isZero();
     }
 
     private static QpEx createFlushQp(TwoNodes nodes) {
