@@ -40,6 +40,9 @@ import org.roce4j.verbs.WorkCompletion;
 @ExtendWith(Backend.Resolver.class)
 class FlushTest {
     private static final Set<SendOpsFlag> OPS = EnumSet.of(SendOpsFlag.FLUSH, SendOpsFlag.RDMA_WRITE);
+    /** The QPs' rights: rxe_resp.c check_qp_attr_access wants the QP's FLUSH right of each placement type too. */
+    private static final Set<AccessFlag> QP_FLUSH_ACCESS = EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ,
+            AccessFlag.REMOTE_ATOMIC, AccessFlag.FLUSH_GLOBAL, AccessFlag.FLUSH_PERSISTENT);
     private static final Set<AccessFlag> GLOBAL = EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE,
             AccessFlag.REMOTE_READ, AccessFlag.FLUSH_GLOBAL);
 
@@ -113,6 +116,19 @@ class FlushTest {
     }
 
     @Test
+    @DisplayName("rxe_resp.c check_qp_attr_access: a GLOBAL FLUSH to a QP without IBV_ACCESS_FLUSH_GLOBAL in its "
+            + "qp_access_flags → NAK invalid request, REM_INV_REQ_ERR, the QP in ERR")
+    void qpWithoutFlushGlobal() throws Exception {
+        try (Endpoint a = Endpoint.first(backend); Endpoint b = Endpoint.second(backend)) {
+            QpPair pair = connect(a, b, QpPair.remoteAccess());
+            Mr remote = b.register(4096, GLOBAL);
+            Expect.status(flush(pair, remote.rkey(), remote.address(), 64, FlushType.GLOBAL, FlushLevel.RANGE), 7,
+                    WcStatus.REM_INV_REQ_ERR);
+            assertThat(pair.qpA.state()).isEqualTo(QpState.ERR);
+        }
+    }
+
+    @Test
     @DisplayName("ib_check_mr_access / rxe_mr.c: a region may be registered with IBV_ACCESS_FLUSH_GLOBAL where the "
             + "device reports FLUSH_GLOBAL; IBV_ACCESS_FLUSH_PERSISTENT over ordinary memory (not pmem) is EINVAL")
     void flushRightsAtRegistration() throws Exception {
@@ -143,11 +159,15 @@ class FlushTest {
      * the provider refuses IBV_QP_EX_WITH_FLUSH (a library without {@code ibv_wr_flush}).
      */
     private static QpPair connect(Endpoint a, Endpoint b) {
+        return connect(a, b, QP_FLUSH_ACCESS);
+    }
+
+    private static QpPair connect(Endpoint a, Endpoint b, Set<AccessFlag> qpAccess) {
         Set<DeviceCapFlagEx> flags = a.context.queryDeviceCapFlagsEx();
         Assumptions.assumeTrue(flags.contains(DeviceCapFlagEx.FLUSH_GLOBAL),
                 "the device does not report IB_UVERBS_DEVICE_FLUSH_GLOBAL in device_cap_flags_ex " + flags);
         try {
-            return QpPair.connectEx(a, b, QpType.RC, Mtu.MTU_1024, QpCap.of(8, 8), QpPair.remoteAccess(), OPS);
+            return QpPair.connectEx(a, b, QpType.RC, Mtu.MTU_1024, QpCap.of(8, 8), qpAccess, OPS);
         } catch (VerbsException e) {
             Assumptions.assumeTrue(e.errno() != Errno.EOPNOTSUPP,
                     "the provider refuses IBV_QP_EX_WITH_FLUSH (no ibv_wr_flush before rdma-core 45): " + e.getMessage());

@@ -42,12 +42,14 @@ class ProfileTwinTest {
                     "ExtendedCqTest#completionTimestampsDoNotGoBack()", "FlushTest#flushRightsAtRegistration()",
                     "FlushTest#flushAfterWritesOfItsRange()", "FlushTest#levelMrIgnoresAddressAndLength()",
                     "FlushTest#persistentFlushToAGlobalRegion()", "FlushTest#rangePastTheRegion()",
-                    "FlushTest#regionWithoutFlushGlobal()", "OpcodeTest#everyAllowedOpcode(QpType, WrOpcode)[RC FLUSH]"),
+                    "FlushTest#regionWithoutFlushGlobal()", "FlushTest#qpWithoutFlushGlobal()",
+                    "OpcodeTest#everyAllowedOpcode(QpType, WrOpcode)[RC FLUSH]"),
             // rdma-core 44 has no ibv_wr_flush: its rxe provider refuses IBV_QP_EX_WITH_FLUSH (the registration runs).
             DeviceProfile.RXE_6_12, Set.of("ExtendedCqTest#completionTimestampsDoNotGoBack()",
                     "FlushTest#flushAfterWritesOfItsRange()", "FlushTest#levelMrIgnoresAddressAndLength()",
                     "FlushTest#persistentFlushToAGlobalRegion()", "FlushTest#rangePastTheRegion()",
-                    "FlushTest#regionWithoutFlushGlobal()", "OpcodeTest#everyAllowedOpcode(QpType, WrOpcode)[RC FLUSH]"));
+                    "FlushTest#regionWithoutFlushGlobal()", "FlushTest#qpWithoutFlushGlobal()",
+                    "OpcodeTest#everyAllowedOpcode(QpType, WrOpcode)[RC FLUSH]"));
 
     @ParameterizedTest
     @EnumSource(names = {"RXE_6_1", "RXE_6_12"})

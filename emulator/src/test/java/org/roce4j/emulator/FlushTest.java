@@ -22,6 +22,7 @@ import org.roce4j.verbs.FlushLevel;
 import org.roce4j.verbs.FlushType;
 import org.roce4j.verbs.Mr;
 import org.roce4j.verbs.Mtu;
+import org.roce4j.verbs.QpAttr;
 import org.roce4j.verbs.QpCap;
 import org.roce4j.verbs.QpEx;
 import org.roce4j.verbs.QpInitAttr;
@@ -46,6 +47,9 @@ import org.roce4j.wire.PacketInfo;
  * duplicates, registration, and the rxe profiles' library without {@code ibv_wr_flush}.
  */
 class FlushTest {
+    /** The responder QP's rights: rxe_resp.c check_qp_attr_access wants the FLUSH right of each placement type. */
+    private static final Set<AccessFlag> QP_FLUSH_ACCESS = EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ,
+            AccessFlag.FLUSH_GLOBAL, AccessFlag.FLUSH_PERSISTENT);
     private static final Set<AccessFlag> GLOBAL = EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE,
             AccessFlag.FLUSH_GLOBAL);
 
@@ -161,6 +165,21 @@ class FlushTest {
     }
 
     @Test
+    @DisplayName("rxe_resp.c check_qp_attr_access (measured on rxe0 of 6.12): a GLOBAL FLUSH to a QP without "
+            + "IBV_ACCESS_FLUSH_GLOBAL in its qp_access_flags is NAKed invalid request: REM_INV_REQ_ERR")
+    void aQpWithoutTheFlushRightIsRemInvReqErr() {
+        try (TwoNodes nodes = new TwoNodes()) {
+            Mr region = nodes.b.pd.regMr(nodes.b.memory.asSlice(0, 65536), GLOBAL);
+            QpEx qa = createFlushQp(nodes);
+            var qb = nodes.b.createQp(QpType.RC, 16);
+            TwoNodes.connect(qa, qb.qpNum(), nodes.b.gid(), 100, 200, Mtu.MTU_1024);
+            TwoNodes.connect(qb, qa.qpNum(), nodes.a.gid(), 200, 100, Mtu.MTU_1024);
+            flush(qa, 1, region.rkey(), region.address(), 64, FlushType.GLOBAL, FlushLevel.RANGE);
+            assertThat(nodes.a.pollAll()).extracting(WorkCompletion::status).containsExactly(WcStatus.REM_INV_REQ_ERR);
+        }
+    }
+
+    @Test
     @DisplayName("rxe_mr.c: FLUSH_PERSISTENT needs persistent memory; the emulator's memory is not, so the "
             + "registration is EINVAL (as rxe over RAM); kernel 6.1 knows neither FLUSH bit: EINVAL for FLUSH_GLOBAL too")
     void flushRightsAtRegistration() {
@@ -254,6 +273,7 @@ class FlushTest {
         var qb = nodes.b.createQp(QpType.RC, 16);
         TwoNodes.connect(qa, qb.qpNum(), nodes.b.gid(), 100, 200, Mtu.MTU_1024);
         TwoNodes.connect(qb, qa.qpNum(), nodes.a.gid(), 200, 100, Mtu.MTU_1024);
+        qb.modify(new QpAttr().qpAccessFlags(QP_FLUSH_ACCESS));
         return qa;
     }
 

@@ -272,14 +272,16 @@ public final class Responder {
             // rxe_resp.c check_op_valid: ATOMIC WRITE needs REMOTE_WRITE on the QP (RXE_ATOMIC_WRITE_MASK).
             case RDMA_WRITE, ATOMIC_WRITE -> AccessFlag.REMOTE_WRITE.bit();
             case ATOMIC -> AccessFlag.REMOTE_ATOMIC.bit();
-            // rxe_resp.c check_op_valid asks the QP for no right for FLUSH: the region's FLUSH rights decide.
-            case SEND, FLUSH -> 0;
+            // rxe_resp.c check_qp_attr_access: a FLUSH needs the QP's FLUSH right of each placement type it asks
+            // (measured on rxe0 of 6.12 by interop/flush: NAK invalid request without it), then the region's.
+            case FLUSH -> flushAccess(p.fethPlacementType());
+            case SEND -> 0;
             default -> -1;
         };
         if (needed == 0) {
             return RespState.CHECK_RESOURCE;
         }
-        if (needed > 0 && (qp.accessFlags & needed) != 0) {
+        if (needed > 0 && (qp.accessFlags & needed) == needed) {
             return RespState.CHECK_RESOURCE;
         }
         return qp.type == QpType.RC ? RespState.ERR_UNSUPPORTED_OPCODE : RespState.ERR_DROP_MESSAGE;
