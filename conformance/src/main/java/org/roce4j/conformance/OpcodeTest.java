@@ -68,6 +68,8 @@ class OpcodeTest {
             // libibverbs posts ATOMIC WRITE through ibv_wr_atomic_write only (rxe's post_send would send the SGE
             // itself as the 8 bytes): the extended QP's builder, skipped where the device has no ATOMIC WRITE.
             case ATOMIC_WRITE -> new AtomicWriteTest(backend).atomicWriteStoresEightBytes();
+            // FLUSH likewise (ibv_wr_flush, rdma-core 45): skipped where the device or the library lacks it.
+            case FLUSH -> new FlushTest(backend).flushAfterWritesOfItsRange();
         }
     }
 

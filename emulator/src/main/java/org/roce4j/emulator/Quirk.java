@@ -204,4 +204,11 @@ public enum Quirk {
      * asking REMOTE_WRITE without LOCAL_WRITE is EINVAL on both, checked first. Measured with rxe-probe-odp.c.
      */
     ON_DEMAND_REFUSED_WITH_EINVAL,
+    /**
+     * The library has no {@code ibv_wr_flush}: rdma-core 44's rxe provider leaves IBV_QP_EX_WITH_FLUSH out of
+     * {@code RXE_SUP_RC_QP_SEND_OPS_FLAGS}, so {@code ibv_create_qp_ex} asking for it fails EOPNOTSUPP
+     * (providers/rxe/rxe.c check_qp_init_attr; rdma-core 45 added it with {@code wr_flush} in {@code struct
+     * ibv_qp_ex}). Kernel 6.12's rxe executes FLUSH all the same, as a responder (interop/flush shows it).
+     */
+    PROVIDER_HAS_NO_WR_FLUSH,
 }

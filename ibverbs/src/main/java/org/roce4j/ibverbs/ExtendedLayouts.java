@@ -63,6 +63,12 @@ final class ExtendedLayouts {
             JAVA_INT.withName("wr_flags"),
             paddingLayout(4)), QP_EX_OPS)).withName("ibv_qp_ex");
 
+    /**
+     * Where rdma-core 45's {@code wr_flush} lies in {@code struct ibv_qp_ex}: right after {@code wr_atomic_write},
+     * the last member of rdma-core 44's struct (verbs.h of v45.0 appends it there), so at 44's {@code sizeof}.
+     */
+    static final long WR_FLUSH_OFFSET = IBV_QP_EX.byteSize();
+
     /** {@code struct ibv_data_buf}: one buffer of {@code ibv_wr_set_inline_data_list}. */
     static final StructLayout IBV_DATA_BUF = structLayout(
             ADDRESS.withName("addr"),

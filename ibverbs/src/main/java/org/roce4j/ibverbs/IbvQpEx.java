@@ -1,6 +1,7 @@
 package org.roce4j.ibverbs;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
@@ -17,6 +18,8 @@ import java.util.Set;
 import org.roce4j.verbs.AccessFlag;
 import org.roce4j.verbs.Ah;
 import org.roce4j.verbs.Errno;
+import org.roce4j.verbs.FlushLevel;
+import org.roce4j.verbs.FlushType;
 import org.roce4j.verbs.Mw;
 import org.roce4j.verbs.MwBindInfo;
 import org.roce4j.verbs.QpEx;
@@ -56,6 +59,8 @@ final class IbvQpEx extends ForwardingQp implements QpEx {
     private static final MethodHandle V_AAJ = handle(FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, JAVA_LONG));
     private static final MethodHandle V_AAIA = handle(FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, JAVA_INT, ADDRESS));
     private static final MethodHandle V_AAII = handle(FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, JAVA_INT, JAVA_INT));
+    private static final MethodHandle V_AIJJBB = handle(
+            FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_BYTE, JAVA_BYTE));
     private static final MemoryLayout L = ExtendedLayouts.IBV_QP_EX;
     private static final long WR_ID = Layouts.offset(L, "wr_id");
     private static final long WR_FLAGS = Layouts.offset(L, "wr_flags");
@@ -261,6 +266,35 @@ final class IbvQpEx extends ForwardingQp implements QpEx {
         MemorySegment.copy(value, 0, atomicWr, 0, 8); // the provider copies the 8 bytes into the WQE at the call
         try {
             V_AIJA.invokeExact(function, qpEx, (int) rkey, (long) remoteAddr, (MemorySegment) atomicWr);
+        } catch (Throwable t) {
+            throw failed(t);
+        }
+    }
+
+    /**
+     * {@code ibv_wr_flush} through {@code qp->wr_flush}, the pointer rdma-core 45 appended to {@code struct
+     * ibv_qp_ex} right after {@code wr_atomic_write} ({@link ExtendedLayouts#WR_FLUSH_OFFSET}). rdma-core 44's
+     * struct ends before it, and no exported symbol tells 45 from 44 (45 added none), so the pointer is read only
+     * for a QP whose provider accepted IBV_QP_EX_WITH_FLUSH at {@code ibv_create_qp_ex}: the provider allocates the
+     * struct inside its own QP, and one that knows the flag was built with the field (44's rxe refuses the flag
+     * with EOPNOTSUPP). Any other QP gets EOPNOTSUPP, what the NULL pointer would have meant.
+     */
+    @Override
+    public void wrFlush(int rkey, long remoteAddr, long length, FlushType type, FlushLevel level) {
+        requireBuilding("ibv_wr_flush");
+        if (!sendOps.contains(SendOpsFlag.FLUSH)) {
+            throw new VerbsException(Errno.EOPNOTSUPP, "ibv_wr_flush: the QP was not created with IBV_QP_EX_WITH_FLUSH "
+                    + "(rdma-core 44's providers have no wr_flush)");
+        }
+        MemorySegment function = qpEx.reinterpret(ExtendedLayouts.WR_FLUSH_OFFSET + ADDRESS.byteSize())
+                .get(ADDRESS, ExtendedLayouts.WR_FLUSH_OFFSET);
+        if (function.equals(MemorySegment.NULL)) {
+            throw new VerbsException(Errno.EOPNOTSUPP, "ibv_wr_flush: the provider's wr_flush is NULL");
+        }
+        hasRequest = true;
+        try {
+            V_AIJJBB.invokeExact(function, qpEx, (int) rkey, (long) remoteAddr, (long) length, (byte) type.bit(),
+                    (byte) level.value());
         } catch (Throwable t) {
             throw failed(t);
         }

@@ -11,10 +11,13 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.roce4j.verbs.Errno;
+import org.roce4j.verbs.FlushLevel;
+import org.roce4j.verbs.FlushType;
 import org.roce4j.verbs.QpCap;
 import org.roce4j.verbs.QpInitAttr;
 import org.roce4j.verbs.QpType;
@@ -36,6 +39,10 @@ class QpExBuilderTest {
     }
 
     private IbvQpEx qpEx(MemorySegment qpEx) {
+        return qpEx(qpEx, EnumSet.of(SendOpsFlag.SEND, SendOpsFlag.RDMA_WRITE));
+    }
+
+    private IbvQpEx qpEx(MemorySegment qpEx, Set<SendOpsFlag> sendOps) {
         MemorySegment returnsZero = Linker.nativeLinker().defaultLookup().findOrThrow("sched_yield");
         for (String op : List.of("wr_start", "wr_complete", "wr_abort", "wr_send", "wr_rdma_write", "wr_set_sge",
                 "wr_set_sge_list", "wr_set_inline_data", "wr_set_inline_data_list", "wr_set_ud_addr")) {
@@ -48,7 +55,37 @@ class QpExBuilderTest {
         IbvPd pd = new IbvPd(ctx, arena.allocate(Layouts.IBV_PD));
         IbvCq cq = new IbvCq(ctx, cqStruct, null);
         IbvQp qp = new IbvQp(pd, qpEx, QpInitAttr.of(QpType.RC, cq, QpCap.of(8, 8)), cq, cq, null, ignored -> { });
-        return new IbvQpEx(qp, qpEx, EnumSet.of(SendOpsFlag.SEND, SendOpsFlag.RDMA_WRITE));
+        return new IbvQpEx(qp, qpEx, sendOps);
+    }
+
+    @Test
+    void wrFlushOfAQpCreatedWithoutFlushIsEopnotsuppWithoutReadingPastRdmaCore44sStruct() {
+        // Exactly rdma-core 44's struct ibv_qp_ex: no wr_flush member behind wr_atomic_write.
+        IbvQpEx qp = qpEx(arena.allocate(ExtendedLayouts.IBV_QP_EX));
+        qp.wrStart();
+        assertThatThrownBy(() -> qp.wrFlush(1, 0x1000, 64, FlushType.GLOBAL, FlushLevel.RANGE))
+                .isInstanceOfSatisfying(VerbsException.class, e -> assertThat(e.errno()).isEqualTo(Errno.EOPNOTSUPP));
+        assertThat(qp.wrComplete()).isZero();
+    }
+
+    @Test
+    void wrFlushCallsRdmaCore45sPointerRightAfterWrAtomicWrite() {
+        // rdma-core 45's struct: wr_flush follows wr_atomic_write, at 44's sizeof.
+        assertThat(ExtendedLayouts.WR_FLUSH_OFFSET).isEqualTo(
+                Layouts.offset(ExtendedLayouts.IBV_QP_EX, "wr_atomic_write") + ADDRESS.byteSize());
+        MemorySegment struct = arena.allocate(ExtendedLayouts.WR_FLUSH_OFFSET + ADDRESS.byteSize(), 8);
+        IbvQpEx withNull = qpEx(struct, EnumSet.of(SendOpsFlag.FLUSH));
+        withNull.wrStart();
+        assertThatThrownBy(() -> withNull.wrFlush(1, 0x1000, 64, FlushType.GLOBAL, FlushLevel.MR))
+                .isInstanceOfSatisfying(VerbsException.class, e -> assertThat(e.errno()).isEqualTo(Errno.EOPNOTSUPP));
+        withNull.wrAbort();
+        struct.set(ADDRESS, ExtendedLayouts.WR_FLUSH_OFFSET,
+                Linker.nativeLinker().defaultLookup().findOrThrow("sched_yield"));
+        IbvQpEx qp = qpEx(struct, EnumSet.of(SendOpsFlag.FLUSH));
+        qp.wrStart();
+        qp.wrFlush(1, 0x1000, 64, FlushType.PERSISTENT, FlushLevel.RANGE);
+        qp.wrSetSge(1, 0x1000, 0); // a set call after it is accepted: the FLUSH counted as the batch's request
+        assertThat(qp.wrComplete()).isZero();
     }
 
     @Test

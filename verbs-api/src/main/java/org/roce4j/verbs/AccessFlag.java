@@ -19,7 +19,19 @@ public enum AccessFlag {
      * touches them instead of pinned at registration ({@link Context#queryOdpCaps()} says whether and for
      * which operations the device can; without ODP, registration fails: EOPNOTSUPP, EINVAL on Linux 6.1).
      */
-    ON_DEMAND(1 << 6);
+    ON_DEMAND(1 << 6),
+    /**
+     * {@code IBV_ACCESS_FLUSH_GLOBAL} (rdma-core 45): peers may FLUSH it with the global placement type
+     * ({@link FlushType#GLOBAL}); the device must report {@link DeviceCapFlagEx#FLUSH_GLOBAL} (else the
+     * kernel refuses the registration: EINVAL before 6.2, whose ib_check_mr_access knows no such bit).
+     */
+    FLUSH_GLOBAL(1 << 8),
+    /**
+     * {@code IBV_ACCESS_FLUSH_PERSISTENT} (rdma-core 45): peers may FLUSH it to persistence
+     * ({@link FlushType#PERSISTENT}). rxe accepts it only over persistent memory (rxe_mr.c: a page that is not
+     * pmem is EINVAL), so on ordinary memory the registration fails EINVAL.
+     */
+    FLUSH_PERSISTENT(1 << 9);
 
     private final int bit;
 

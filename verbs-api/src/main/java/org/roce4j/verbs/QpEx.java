@@ -135,6 +135,22 @@ public interface QpEx extends Qp {
     void wrAtomicWrite(int rkey, long remoteAddr, MemorySegment atomicWr);
 
     /**
+     * {@code ibv_wr_flush} (rdma-core 45): IBTA 1.5 FLUSH, which the responder executes after every earlier
+     * request of the QP is placed (writes included) and answers once {@code type}'s placement is reached. Needs
+     * no set call after it. The peer's region needs {@link FlushType#access()} (else REM_ACCESS_ERR); at level
+     * {@link FlushLevel#RANGE} the range must lie inside it (REM_ACCESS_ERR), at {@link FlushLevel#MR} the
+     * address and length are ignored. A library or provider without it refuses {@link SendOpsFlag#FLUSH} at
+     * {@link Pd#createQpEx} (EOPNOTSUPP: rdma-core 44's rxe provider).
+     *
+     * @param rkey       the peer region's rkey
+     * @param remoteAddr the start of the range
+     * @param length     the range's length (the RETH carries its low 32 bits, as rxe's {@code dma.length})
+     * @param type       the placement type
+     * @param level      the selectivity level
+     */
+    void wrFlush(int rkey, long remoteAddr, long length, FlushType type, FlushLevel level);
+
+    /**
      * {@code ibv_wr_set_sge}: the one SGE of the request just built (length 0: no data).
      *
      * @param lkey    the local key

@@ -32,8 +32,8 @@ public enum SendOpsFlag {
     SEND_WITH_INV(1L << 9, WrOpcode.SEND_WITH_INV),
     /** {@code IBV_QP_EX_WITH_TSO}: {@code ibv_wr_send_tso} (raw packet QPs only; no RoCE device here has it). */
     TSO(1L << 10, null),
-    /** {@code IBV_QP_EX_WITH_FLUSH}: {@code ibv_wr_flush} (rdma-core 45; not modelled yet). */
-    FLUSH(1L << 11, null),
+    /** {@code IBV_QP_EX_WITH_FLUSH}: {@link QpEx#wrFlush} (rdma-core 45; 44's rxe provider refuses it: EOPNOTSUPP). */
+    FLUSH(1L << 11, WrOpcode.FLUSH),
     /** {@code IBV_QP_EX_WITH_ATOMIC_WRITE}: {@link QpEx#wrAtomicWrite} (rdma-core 44). */
     ATOMIC_WRITE(1L << 12, WrOpcode.ATOMIC_WRITE);
 

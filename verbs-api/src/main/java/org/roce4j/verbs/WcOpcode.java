@@ -18,6 +18,8 @@ public enum WcOpcode {
     LOCAL_INV(6),
     /** {@code IBV_WC_TSO}: a TCP segmentation offload send completed (raw packet QPs). */
     TSO(7),
+    /** {@code IBV_WC_FLUSH} (8, rdma-core 45): a FLUSH completed at the requester. */
+    FLUSH(8),
     /** Set on completions of the receive queue: a SEND arrived. */
     RECV(1 << 7),
     /** A receive consumed by an RDMA WRITE with immediate. */

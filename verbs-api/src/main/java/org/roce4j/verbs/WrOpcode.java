@@ -36,7 +36,11 @@ public enum WrOpcode {
     BIND_MW(8, EnumSet.of(QpType.RC, QpType.UC)),
     // IBTA 1.5 (9.4.7): RC only; rxe since kernel 6.2 (rxe_req.c next_opcode_rc), posted through ibv_wr_atomic_write.
     /** {@code IBV_WR_ATOMIC_WRITE}: 8 bytes written at the peer as one unit (IBTA 1.5; RC). Its 8 bytes are its data. */
-    ATOMIC_WRITE(15, EnumSet.of(QpType.RC));
+    ATOMIC_WRITE(15, EnumSet.of(QpType.RC)),
+    // IBTA 1.5 (9.4.8): RC only; rxe since kernel 6.2 (rxe_opcode.c rxe_wr_opcode_info: IB_WR_FLUSH, RC), posted
+    // through ibv_wr_flush (rdma-core 45): ibv_send_wr has no fields for it.
+    /** {@code IBV_WR_FLUSH}: make earlier writes to a peer's region globally visible or persistent (IBTA 1.5; RC). */
+    FLUSH(14, EnumSet.of(QpType.RC));
 
     private final int value;
     private final Set<QpType> allowedOn;
@@ -84,7 +88,7 @@ public enum WrOpcode {
 
     /** {@return true for the operations that name remote memory with an rkey and an address} */
     public boolean targetsRemoteMemory() {
-        return isRdmaWrite() || this == RDMA_READ || isAtomic() || this == ATOMIC_WRITE;
+        return isRdmaWrite() || this == RDMA_READ || isAtomic() || this == ATOMIC_WRITE || this == FLUSH;
     }
 
     /** {@return true for operations completed locally, with no packet sent} */
@@ -103,6 +107,7 @@ public enum WrOpcode {
             case LOCAL_INV -> WcOpcode.LOCAL_INV;
             case BIND_MW -> WcOpcode.BIND_MW;
             case ATOMIC_WRITE -> WcOpcode.ATOMIC_WRITE;
+            case FLUSH -> WcOpcode.FLUSH;
         };
     }
 }

@@ -22,6 +22,11 @@ public record Feth(int selectivityLevel, int placementType) implements Extension
 
     @Override
     public void encode(byte[] b, int off) {
-        Bytes.i32(b, off, selectivityLevel << 4 | placementType);
+        write(b, off, selectivityLevel, placementType);
+    }
+
+    /** rxe_hdr.h feth_init: {@code (level << 4) & 0x30 | type & 0xF}, the other 26 bits zero. */
+    static void write(byte[] b, int off, int selectivityLevel, int placementType) {
+        Bytes.i32(b, off, (selectivityLevel << 4 & 0x30) | (placementType & 0xF));
     }
 }

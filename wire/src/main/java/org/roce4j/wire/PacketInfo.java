@@ -357,6 +357,10 @@ public final class PacketInfo {
     public int dethSourceQp() { return Bytes.u24(buffer, offsetOf(HeaderType.DETH) + 5); }
     public int immediateData() { return Bytes.i32(buffer, offsetOf(HeaderType.IMM_DT)); }
     public int invalidateRkey() { return Bytes.i32(buffer, offsetOf(HeaderType.IETH)); }
+    /** FETH bits 3-0 (rxe_hdr.h feth_plt): the FLUSH's placement type. */
+    public int fethPlacementType() { return Bytes.i32(buffer, offsetOf(HeaderType.FETH)) & 0xF; }
+    /** FETH bits 5-4 (rxe_hdr.h feth_sel): the FLUSH's selectivity level. */
+    public int fethSelectivityLevel() { return Bytes.i32(buffer, offsetOf(HeaderType.FETH)) >>> 4 & 0x3; }
     public long atomicVirtualAddress() { return Bytes.i64(buffer, offsetOf(HeaderType.ATOMIC_ETH)); }
     public int atomicRkey() { return Bytes.i32(buffer, offsetOf(HeaderType.ATOMIC_ETH) + 8); }
     public long atomicSwapOrAdd() { return Bytes.i64(buffer, offsetOf(HeaderType.ATOMIC_ETH) + 12); }

@@ -153,6 +153,12 @@ public final class PacketWriter {
         return this;
     }
 
+    /** FETH (FLUSH): the selectivity level (0-3) and the placement type (0-15), as rxe_hdr.h feth_init masks them. */
+    public PacketWriter feth(int selectivityLevel, int placementType) {
+        Feth.write(buffer, at(HeaderType.FETH), selectivityLevel, placementType);
+        return this;
+    }
+
     public PacketWriter deth(int qkey, int sourceQp) {
         Deth.write(buffer, at(HeaderType.DETH), qkey, sourceQp);
         return this;

@@ -282,8 +282,10 @@ public final class Completer {
 
     private void onReadResponse(PacketInfo packet, int psn) {
         SendWqe wqe = outstandingHolding(psn);
-        boolean atomicWrite = wqe != null && wqe.opcode == WrOpcode.ATOMIC_WRITE;
-        if (wqe == null || (wqe.opcode != WrOpcode.RDMA_READ && !atomicWrite)
+        // rxe_comp.c check_ack: READ RESPONSE ONLY also completes an ATOMIC WRITE and a FLUSH (IB_WR_FLUSH goes to
+        // COMPST_READ with nothing to copy).
+        boolean emptyAnswer = wqe != null && (wqe.opcode == WrOpcode.ATOMIC_WRITE || wqe.opcode == WrOpcode.FLUSH);
+        if (wqe == null || (wqe.opcode != WrOpcode.RDMA_READ && !emptyAnswer)
                 || !acknowledgeThrough(Psn.add(wqe.firstPsn, -1))) {
             rnic.count(RnicCounter.DROPPED_STALE_RESPONSE);
             return;
@@ -296,9 +298,9 @@ public final class Completer {
         int index = Psn.distance(wqe.firstPsn, psn);
         int mtu = qp.mtu();
         long offset = (long) index * mtu;
-        // rxe_resp.c acknowledge: an ATOMIC WRITE is answered by an RDMA READ Response Only with no payload
-        // (send_read_response_ack); rxe_comp.c check_ack completes it on that response.
-        long expectedLength = atomicWrite ? 0 : Math.min(mtu, wqe.length - offset);
+        // rxe_resp.c acknowledge: an ATOMIC WRITE or a FLUSH is answered by an RDMA READ Response Only with no
+        // payload (send_read_response_ack); rxe_comp.c check_ack completes it on that response.
+        long expectedLength = emptyAnswer ? 0 : Math.min(mtu, wqe.length - offset);
         Position position = packet.opcode().position();
         if (position != Position.of(index, wqe.packets) || packet.payloadLength() != expectedLength) {
             fail(wqe, WcStatus.BAD_RESP_ERR); // rxe check_ack: a response that does not fit the request
@@ -357,7 +359,9 @@ public final class Completer {
 
     private void finishReadOrAtomic(SendWqe wqe) {
         wqe.state = WqeState.DONE;
-        window.readAtomicInFlight--;
+        if (wqe.takesReadAtomicCredit()) { // a FLUSH took none (rxe_req.c: only READ, atomics, ATOMIC WRITE)
+            window.readAtomicInFlight--;
+        }
         resetRetryCounters();
     }
 

@@ -41,12 +41,14 @@ final class DuplicateRequests {
             return;
         }
         boolean atomicWrite = kind == OperationKind.ATOMIC_WRITE;
-        ReadAtomicResource res = resources.find(psn, kind == OperationKind.ATOMIC || atomicWrite);
-        if (res == null || res.atomicWrite != atomicWrite) {
+        boolean flush = kind == OperationKind.FLUSH;
+        ReadAtomicResource res = resources.find(psn, kind == OperationKind.ATOMIC || atomicWrite || flush);
+        if (res == null || res.atomicWrite != atomicWrite || res.flush != flush) {
             return; // rxe: class D, the request is dropped
         }
-        if (atomicWrite) {
-            out.sendReadResponseAcknowledge(msn, psn); // rxe_resp.c: a replayed ATOMIC WRITE is answered again
+        if (atomicWrite || flush) {
+            // rxe_resp.c duplicate_request: a replayed ATOMIC WRITE or FLUSH (oA19-14, oA19-15) is answered again.
+            out.sendReadResponseAcknowledge(msn, psn);
             return;
         }
         if (res.atomic) {

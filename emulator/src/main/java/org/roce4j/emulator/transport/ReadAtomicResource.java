@@ -14,6 +14,8 @@ final class ReadAtomicResource {
     boolean atomic;
     /** An ATOMIC WRITE (with {@link #atomic} set: one PSN, replayed without executing again). */
     boolean atomicWrite;
+    /** A FLUSH (with {@link #atomic} set: one PSN, answered again without executing again). */
+    boolean flush;
     int firstPsn;
     int lastPsn;
     int packets;

@@ -55,6 +55,7 @@ public final class Requester {
         ONLY_OPERATION[WrOpcode.ATOMIC_CMP_AND_SWP.ordinal()] = Operation.COMPARE_SWAP;
         ONLY_OPERATION[WrOpcode.ATOMIC_FETCH_AND_ADD.ordinal()] = Operation.FETCH_ADD;
         ONLY_OPERATION[WrOpcode.ATOMIC_WRITE.ordinal()] = Operation.ATOMIC_WRITE; // its 8 bytes: RETH + payload
+        ONLY_OPERATION[WrOpcode.FLUSH.ordinal()] = Operation.FLUSH; // FETH + RETH, no payload (rxe_req.c next_opcode_rc)
     }
 
     private final EmulatedQp qp;
@@ -199,8 +200,7 @@ public final class Requester {
         if ((wqe.flags & SendFlag.FENCE.bit()) != 0 && window.readAtomicInFlight > 0) {
             return false;
         }
-        if (!opcode.isAllowedOn(qp.type)
-                || (opcode == WrOpcode.ATOMIC_WRITE && !DeviceCapabilitiesEx.atomicWrite(rnic.model))) {
+        if (!opcode.isAllowedOn(qp.type) || !DeviceCapabilitiesEx.executes(rnic.model, opcode)) {
             // Posted, as libibverbs and its providers post it; rxe_req.c next_opcode finds no opcode for
             // this QP type (IBTA table 38): the WQE completes LOC_QP_OP_ERR and the QP goes to ERR.
             wqe.started = true;
@@ -255,7 +255,8 @@ public final class Requester {
             wqe.state = WqeState.DONE;
             return true;
         }
-        wqe.packets = opcode.isAtomic() ? 1 : Position.packetCount(wqe.length, mtu);
+        // A FLUSH is one packet whatever its length: the RETH names the range, nothing is carried.
+        wqe.packets = opcode.isAtomic() || opcode == WrOpcode.FLUSH ? 1 : Position.packetCount(wqe.length, mtu);
         wqe.firstPsn = window.nextPsn;
         wqe.lastPsn = Psn.add(window.nextPsn, wqe.packets - 1);
         wqe.state = WqeState.PENDING;
@@ -309,7 +310,7 @@ public final class Requester {
             offset = (long) packetIndex * mtu;
             payload = 0;
             last = true;
-        } else if (wr.isAtomic()) {
+        } else if (wr.isAtomic() || wr == WrOpcode.FLUSH) {
             opcode = message;
             offset = 0;
             payload = 0;
@@ -388,6 +389,11 @@ public final class Requester {
             // a Q_Key with the high bit set means "use the QP's own Q_Key".
             boolean useQpsQkey = wqe.remoteQkey < 0 && !rnic.model.has(Quirk.WR_QKEY_HIGH_BIT_SENT_AS_GIVEN);
             frame.deth(useQpsQkey ? qp.qkey : wqe.remoteQkey, qp.qpn & 0xFFFFFF);
+        }
+        if (opcode.has(HeaderType.FETH)) {
+            // rxe_req.c rxe_init_roce_hdrs: feth_init(pkt, wr.flush.type, wr.flush.level); the RETH below carries
+            // wr.flush.rkey, the WQE's iova and dma.resid, as for a WRITE.
+            frame.feth(wqe.feth >>> 4 & 0x3, wqe.feth & 0xF);
         }
         if (opcode.has(HeaderType.RETH)) {
             frame.reth(wqe.remoteAddr + offset, wqe.rkey, (int) (wqe.length - offset));

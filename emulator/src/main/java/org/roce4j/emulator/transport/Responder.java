@@ -1,5 +1,7 @@
 package org.roce4j.emulator.transport;
 
+import java.lang.invoke.VarHandle;
+
 import org.roce4j.emulator.Quirk;
 import org.roce4j.emulator.RnicCounter;
 import org.roce4j.emulator.verbs.DeviceLimits;
@@ -9,6 +11,8 @@ import org.roce4j.emulator.verbs.EmulatedQp;
 import org.roce4j.emulator.verbs.MemoryRegion;
 import org.roce4j.verbs.AccessFlag;
 import org.roce4j.verbs.AsyncEventType;
+import org.roce4j.verbs.FlushLevel;
+import org.roce4j.verbs.FlushType;
 import org.roce4j.verbs.QpType;
 import org.roce4j.verbs.WcFlag;
 import org.roce4j.verbs.WcOpcode;
@@ -51,7 +55,7 @@ public final class Responder {
     /** rxe_resp.c {@code enum resp_states}: where a request is in its checks, execution and answer. */
     enum RespState {
         CHECK_PSN, CHECK_OP_SEQ, CHECK_OP_VALID, CHECK_RESOURCE, CHECK_LENGTH, CHECK_RKEY, EXECUTE,
-        READ_REPLY, ATOMIC_REPLY, ATOMIC_WRITE_REPLY, COMPLETE, ACKNOWLEDGE, CLEANUP, DUPLICATE_REQUEST,
+        READ_REPLY, ATOMIC_REPLY, ATOMIC_WRITE_REPLY, PROCESS_FLUSH, COMPLETE, ACKNOWLEDGE, CLEANUP, DUPLICATE_REQUEST,
         ERR_PSN_OUT_OF_SEQ, ERR_MISSING_OPCODE_FIRST, ERR_MISSING_OPCODE_LAST, ERR_UNSUPPORTED_OPCODE,
         ERR_TOO_MANY_RD_ATOMIC, ERR_MISALIGNED_ATOMIC, ERR_LENGTH, ERR_RNR, ERR_RKEY_VIOLATION,
         ERR_INVALIDATE_RKEY, ERR_RECEIVE_TOO_SMALL, ERR_RECEIVE_PROTECTION, ERR_MEMORY_FAULT, ERR_DROP_MESSAGE, DONE
@@ -163,6 +167,7 @@ public final class Responder {
                 case READ_REPLY -> readReply(p);
                 case ATOMIC_REPLY -> atomicReply(p);
                 case ATOMIC_WRITE_REPLY -> atomicWriteReply(p);
+                case PROCESS_FLUSH -> processFlush(p);
                 case COMPLETE -> complete(p);
                 case ACKNOWLEDGE -> acknowledge(p);
                 case CLEANUP -> cleanup();
@@ -267,13 +272,16 @@ public final class Responder {
             // rxe_resp.c check_op_valid: ATOMIC WRITE needs REMOTE_WRITE on the QP (RXE_ATOMIC_WRITE_MASK).
             case RDMA_WRITE, ATOMIC_WRITE -> AccessFlag.REMOTE_WRITE.bit();
             case ATOMIC -> AccessFlag.REMOTE_ATOMIC.bit();
+            // rxe_resp.c check_qp_attr_access: a FLUSH needs the QP's FLUSH right of each placement type it asks
+            // (measured on rxe0 of 6.12 by interop/flush: NAK invalid request without it), then the region's.
+            case FLUSH -> flushAccess(p.fethPlacementType());
             case SEND -> 0;
-            default -> -1; // FLUSH: not supported by this responder
+            default -> -1;
         };
         if (needed == 0) {
             return RespState.CHECK_RESOURCE;
         }
-        if (needed > 0 && (qp.accessFlags & needed) != 0) {
+        if (needed > 0 && (qp.accessFlags & needed) == needed) {
             return RespState.CHECK_RESOURCE;
         }
         return qp.type == QpType.RC ? RespState.ERR_UNSUPPORTED_OPCODE : RespState.ERR_DROP_MESSAGE;
@@ -346,6 +354,22 @@ public final class Responder {
                 targetLength = Integer.toUnsignedLong(p.rethDmaLength());
                 targetResid = targetLength;
                 rkey = p.rethRkey();
+                first = true;
+            }
+            case FLUSH -> {
+                // rxe_resp.c check_rkey: the region needs the FLUSH right of each placement type asked (none for
+                // type 0); level MR skips the range check (address and length are ignored), any other level is
+                // checked like a READ's range, with no zero-length exemption.
+                access = flushAccess(p.fethPlacementType());
+                rkey = p.rethRkey();
+                targetLength = Integer.toUnsignedLong(p.rethDmaLength());
+                targetVa = p.rethVirtualAddress();
+                MemoryRegion region = rnic.memoryRegions.remoteRegion(rkey);
+                if (p.fethSelectivityLevel() == FlushLevel.MR.value() && region != null) {
+                    targetVa = region.address();
+                    targetLength = 0;
+                }
+                targetResid = targetLength;
                 first = true;
             }
             case ATOMIC -> {
@@ -426,6 +450,9 @@ public final class Responder {
             case ATOMIC_WRITE -> {
                 return RespState.ATOMIC_WRITE_REPLY;
             }
+            case FLUSH -> {
+                return RespState.PROCESS_FLUSH;
+            }
             default -> throw new IllegalStateException("checked in CHECK_OP_VALID: " + opcode);
         }
         boolean invalidateFailed = opcode.hasInvalidate()
@@ -468,6 +495,7 @@ public final class Responder {
         ReadAtomicResource res = resources.next();
         res.atomic = false;
         res.atomicWrite = false;
+        res.flush = false;
         res.firstPsn = p.psn();
         res.packets = packets;
         res.lastPsn = Psn.add(p.psn(), packets - 1);
@@ -496,6 +524,7 @@ public final class Responder {
         ReadAtomicResource res = resources.next();
         res.atomic = true;
         res.atomicWrite = false;
+        res.flush = false;
         res.firstPsn = p.psn();
         res.lastPsn = p.psn();
         res.originalValue = original;
@@ -523,10 +552,46 @@ public final class Responder {
         ReadAtomicResource res = resources.next();
         res.atomic = true;
         res.atomicWrite = true;
+        res.flush = false;
         res.firstPsn = p.psn();
         res.lastPsn = p.psn();
         out.sendReadResponseAcknowledge(msn, p.psn());
         return RespState.CLEANUP;
+    }
+
+    /**
+     * rxe_resp.c process_flush (IBTA 1.5 9.4.8): every earlier request of the QP has been executed (this responder
+     * places each into memory before it takes the next, in PSN order), so the data is placed; a release fence
+     * then makes it visible to every thread before the answer goes out, as rxe's wmb(). Global visibility needs
+     * nothing more on the JVM's memory, and persistence cannot be asked for: no region here has FLUSH_PERSISTENT
+     * (the emulator's memory is not persistent memory). A resource remembers the FLUSH so that a duplicate is
+     * answered again; the answer is an RDMA READ Response Only with no payload (send_read_response_ack).
+     */
+    private RespState processFlush(PacketInfo p) {
+        out.flushPendingAck(msn);
+        VarHandle.releaseFence();
+        msn = Psn.next(msn);
+        expectedPsn = Psn.next(p.psn());
+        message = null;
+        ReadAtomicResource res = resources.next();
+        res.atomic = true;
+        res.atomicWrite = false;
+        res.flush = true;
+        res.firstPsn = p.psn();
+        res.lastPsn = p.psn();
+        out.sendReadResponseAcknowledge(msn, p.psn());
+        return RespState.CLEANUP;
+    }
+
+    /** The region rights a FLUSH of these placement-type bits needs (rxe_resp.c check_rkey). */
+    private static int flushAccess(int placementType) {
+        int access = 0;
+        for (FlushType type : FlushType.values()) {
+            if ((placementType & type.bit()) != 0) {
+                access |= type.access().bit();
+            }
+        }
+        return access;
     }
 
     private RespState complete(PacketInfo p) {

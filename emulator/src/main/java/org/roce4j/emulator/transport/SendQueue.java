@@ -87,6 +87,12 @@ public final class SendQueue {
     public long post(SendWr wr, NetworkPath udPath, RegisteredMemory inlineSources) {
         long sequence = posted;
         SendWqe wqe = fill(wr, udPath);
+        if (wqe.opcode == WrOpcode.FLUSH) {
+            // providers/rxe/rxe.c convert_send_wr copies no remote fields for IBV_WR_FLUSH (ibv_send_wr has none
+            // for it): the kernel gets rkey 0, address 0, placement type 0 and level 0. ibv_wr_flush fills them.
+            wqe.remoteAddr = 0;
+            wqe.rkey = 0;
+        }
         if (wqe.inline && !copyInline(wr.sgList(), inlineBase(sequence), inlineSources)) {
             return -1;
         }
@@ -98,11 +104,13 @@ public final class SendQueue {
      * Copies a work request built by an extended QP's builder into the next slot: its fields from {@code wr},
      * and when {@code inlineLength >= 0} its data from {@code inline} at {@code inlineAt}, which the builder
      * copied when it was set (wr_set_inline_data, wr_atomic_write), instead of from {@code wr}'s SGEs; and when
-     * {@code lengthAsSet >= 0}, the length the provider set ({@link org.roce4j.emulator.Quirk#WR_SET_SGE_LIST_LENGTH_IS_COUNT_TIMES_FIRST}).
+     * {@code lengthAsSet >= 0}, the length the provider set ({@link org.roce4j.emulator.Quirk#WR_SET_SGE_LIST_LENGTH_IS_COUNT_TIMES_FIRST}, and a FLUSH's length); {@code feth}
+     * the FETH word of a FLUSH (0 for anything else).
      */
     public void postBuilt(SendWr wr, NetworkPath udPath, byte[] inline, int inlineAt, int inlineLength,
-                          long lengthAsSet) {
+                          long lengthAsSet, int feth) {
         SendWqe wqe = fill(wr, udPath);
+        wqe.feth = feth;
         if (lengthAsSet >= 0) {
             wqe.length = lengthAsSet; // what the provider wrote into the WQE, whatever the SGEs add up to
         }
@@ -134,6 +142,7 @@ public final class SendQueue {
         wqe.udPath = udPath;
         wqe.remoteQpn = wr.remoteQpn();
         wqe.remoteQkey = wr.remoteQkey();
+        wqe.feth = 0;
         if (wr.opcode() == WrOpcode.BIND_MW) {
             copyBind(wqe, wr);
         }

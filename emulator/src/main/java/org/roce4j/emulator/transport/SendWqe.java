@@ -23,6 +23,8 @@ public final class SendWqe {
     int rkey;
     long compareAdd;
     long swap;
+    /** FLUSH: its FETH word, the selectivity level in bits 5-4 and the placement type in bits 3-0. */
+    int feth;
     NetworkPath udPath;
     int remoteQpn;
     int remoteQkey;

@@ -116,6 +116,9 @@ final class EmulatedPd extends Resource implements Pd {
         if (problem == null && memory.isReadOnly()) {
             problem = "the segment is read-only";
         }
+        if (problem == null) {
+            problem = DeviceCapabilitiesEx.flushAccessProblem(rnic.model, access);
+        }
         // uverbs_cmd.c ib_uverbs_reg_mr, for every device: (start & ~PAGE_MASK) != (hca_va & ~PAGE_MASK)
         // is EINVAL -- the IOVA keeps the address's offset within its page.
         if (problem == null && ((memory.address() ^ iova) & (KERNEL_PAGE_SIZE - 1)) != 0) {
@@ -163,7 +166,7 @@ final class EmulatedPd extends Resource implements Pd {
         Objects.requireNonNull(initAttr, "initAttr");
         return rnic.call(() -> {
             checkOpen("ibv_create_qp_ex");
-            SendOpsSupport.check(initAttr.base().type(), initAttr.sendOps());
+            SendOpsSupport.check(rnic.model, initAttr.base().type(), initAttr.sendOps());
             return new EmulatedQpEx(EmulatedQp.create(rnic, this, initAttr.base()), initAttr.sendOps());
         });
     }

@@ -10,6 +10,8 @@ import org.roce4j.emulator.Quirk;
 import org.roce4j.emulator.node.NetworkPath;
 import org.roce4j.verbs.Ah;
 import org.roce4j.verbs.Errno;
+import org.roce4j.verbs.FlushLevel;
+import org.roce4j.verbs.FlushType;
 import org.roce4j.verbs.Mw;
 import org.roce4j.verbs.MwBindInfo;
 import org.roce4j.verbs.QpEx;
@@ -37,6 +39,8 @@ final class EmulatedQpEx extends ForwardingQp implements QpEx {
     private final int[] inlineLength;
     /** A request's length when the provider sets one its SGEs do not add up to, else -1 (see wrSetSgeList). */
     private final long[] lengthAsSet;
+    /** Each request's FETH word (a FLUSH's level and placement type; 0 for anything else). */
+    private final int[] feth;
     private final int inlineSlot;
     private int count;
     /** The batch's first error (providers/rxe/rxe.c {@code qp->err}): later calls do nothing, complete returns it. */
@@ -58,6 +62,7 @@ final class EmulatedQpEx extends ForwardingQp implements QpEx {
         this.inline = new byte[slots * inlineSlot];
         this.inlineLength = new int[slots];
         this.lengthAsSet = new long[slots];
+        this.feth = new int[slots];
     }
 
     /** The QP under the builder (for code that needs the emulator's own object, such as the CM). */
@@ -187,6 +192,20 @@ final class EmulatedQpEx extends ForwardingQp implements QpEx {
     }
 
     @Override
+    public void wrFlush(int rkey, long remoteAddr, long length, FlushType type, FlushLevel level) {
+        Objects.requireNonNull(type, "type");
+        Objects.requireNonNull(level, "level");
+        SendWr wr = begin(WrOpcode.FLUSH);
+        if (wr != null) {
+            // rxe.c wr_flush (rdma-core 45): rkey, remote_addr, type and level into the WQE, dma.length = len (a
+            // u32: the RETH carries the low 32 bits), no SGE.
+            wr.remote(remoteAddr, rkey);
+            lengthAsSet[count - 1] = length & 0xFFFF_FFFFL;
+            feth[count - 1] = level.value() << 4 | type.bit();
+        }
+    }
+
+    @Override
     public void wrSetSge(int lkey, long address, int length) {
         SendWr wr = current();
         if (wr != null) {
@@ -297,7 +316,7 @@ final class EmulatedQpEx extends ForwardingQp implements QpEx {
             SendWr wr = builder.batch[i];
             NetworkPath udPath = qp.type == QpType.UD ? ((EmulatedAh) wr.ah()).path : null;
             qp.sq.postBuilt(wr, udPath, builder.inline, i * builder.inlineSlot, builder.inlineLength[i],
-                    builder.lengthAsSet[i]);
+                    builder.lengthAsSet[i], builder.feth[i]);
         }
         qp.sendQueueGrew();
         return 0;
@@ -321,6 +340,7 @@ final class EmulatedQpEx extends ForwardingQp implements QpEx {
         SendWr wr = batch[count].reset().wrId(wrId).sendFlags(wrFlags).opcode(opcode);
         inlineLength[count] = -1;
         lengthAsSet[count] = -1;
+        feth[count] = 0;
         count++;
         return wr;
     }

@@ -56,6 +56,11 @@ public final class MemoryRegion {
         this.protectionDomain = protectionDomain;
     }
 
+    /** {@return the address the device knows the region by: its IOVA} */
+    public long address() {
+        return address;
+    }
+
     boolean allows(int accessBit) {
         return (access & accessBit) != 0;
     }

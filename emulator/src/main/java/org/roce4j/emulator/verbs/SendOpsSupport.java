@@ -3,6 +3,8 @@ package org.roce4j.emulator.verbs;
 import java.util.EnumSet;
 import java.util.Set;
 
+import org.roce4j.emulator.DeviceModel;
+import org.roce4j.emulator.Quirk;
 import org.roce4j.verbs.Errno;
 import org.roce4j.verbs.QpType;
 import org.roce4j.verbs.SendOpsFlag;
@@ -21,7 +23,13 @@ final class SendOpsSupport {
     private static final Set<SendOpsFlag> RC = EnumSet.of(SendOpsFlag.RDMA_WRITE, SendOpsFlag.RDMA_WRITE_WITH_IMM,
             SendOpsFlag.SEND, SendOpsFlag.SEND_WITH_IMM, SendOpsFlag.RDMA_READ, SendOpsFlag.ATOMIC_CMP_AND_SWP,
             SendOpsFlag.ATOMIC_FETCH_AND_ADD, SendOpsFlag.LOCAL_INV, SendOpsFlag.BIND_MW, SendOpsFlag.SEND_WITH_INV,
-            SendOpsFlag.ATOMIC_WRITE);
+            SendOpsFlag.ATOMIC_WRITE, SendOpsFlag.FLUSH);
+    private static final Set<SendOpsFlag> RC_WITHOUT_FLUSH = EnumSet.copyOf(RC);
+
+    static {
+        RC_WITHOUT_FLUSH.remove(SendOpsFlag.FLUSH);
+    }
+
     private static final Set<SendOpsFlag> UC = EnumSet.of(SendOpsFlag.RDMA_WRITE, SendOpsFlag.RDMA_WRITE_WITH_IMM,
             SendOpsFlag.SEND, SendOpsFlag.SEND_WITH_IMM, SendOpsFlag.BIND_MW, SendOpsFlag.SEND_WITH_INV);
     private static final Set<SendOpsFlag> UD = EnumSet.of(SendOpsFlag.SEND, SendOpsFlag.SEND_WITH_IMM);
@@ -30,9 +38,10 @@ final class SendOpsSupport {
     }
 
     /** EOPNOTSUPP unless every operation asked is one the provider builds for this QP type. */
-    static void check(QpType type, Set<SendOpsFlag> asked) {
+    static void check(DeviceModel model, QpType type, Set<SendOpsFlag> asked) {
         Set<SendOpsFlag> supported = switch (type) {
-            case RC -> RC;
+            // rdma-core 45 added IBV_QP_EX_WITH_FLUSH to RXE_SUP_RC_QP_SEND_OPS_FLAGS (with wr_flush); 44 refuses it.
+            case RC -> model.has(Quirk.PROVIDER_HAS_NO_WR_FLUSH) ? RC_WITHOUT_FLUSH : RC;
             case UC -> UC;
             case UD -> UD;
         };
