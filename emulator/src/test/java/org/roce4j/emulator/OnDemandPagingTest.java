@@ -32,14 +32,14 @@ class OnDemandPagingTest {
 
     @Test
     @DisplayName("rxe.c rxe_init_device_param: odp_caps IB_ODP_SUPPORT (no IMPLICIT); RC SEND RECV WRITE READ ATOMIC "
-            + "SRQ_RECV and ATOMIC_WRITE (FLUSH only where the device does FLUSH); UC none; UD SEND RECV SRQ_RECV")
+            + "SRQ_RECV, FLUSH and ATOMIC_WRITE (the default model does both); UC none; UD SEND RECV SRQ_RECV")
     void defaultModelReportsRxesOdpCaps() {
         try (Context ctx = ProfiledDevice.open(DeviceProfile.LINUX)) {
             OdpCaps caps = ctx.queryOdpCaps();
             assertThat(caps.generalCaps()).containsExactly(OdpCaps.General.SUPPORT);
             assertThat(caps.rcCaps()).containsExactlyInAnyOrder(OdpCaps.Transport.SEND, OdpCaps.Transport.RECV,
                     OdpCaps.Transport.WRITE, OdpCaps.Transport.READ, OdpCaps.Transport.ATOMIC,
-                    OdpCaps.Transport.SRQ_RECV, OdpCaps.Transport.ATOMIC_WRITE);
+                    OdpCaps.Transport.SRQ_RECV, OdpCaps.Transport.FLUSH, OdpCaps.Transport.ATOMIC_WRITE);
             assertThat(caps.ucCaps()).isEmpty();
             assertThat(caps.udCaps()).containsExactlyInAnyOrder(OdpCaps.Transport.SEND, OdpCaps.Transport.RECV,
                     OdpCaps.Transport.SRQ_RECV);
