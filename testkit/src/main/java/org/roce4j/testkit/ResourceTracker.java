@@ -16,11 +16,17 @@ import org.roce4j.verbs.AsyncEvent;
 import org.roce4j.verbs.CompChannel;
 import org.roce4j.verbs.Context;
 import org.roce4j.verbs.Cq;
+import org.roce4j.verbs.CqEx;
 import org.roce4j.verbs.Device;
 import org.roce4j.verbs.Mr;
+import org.roce4j.verbs.Mw;
+import org.roce4j.verbs.MwBind;
+import org.roce4j.verbs.MwBindInfo;
 import org.roce4j.verbs.Pd;
 import org.roce4j.verbs.Qp;
+import org.roce4j.verbs.QpEx;
 import org.roce4j.verbs.QpInitAttr;
+import org.roce4j.verbs.QpInitAttrEx;
 import org.roce4j.verbs.RecvWr;
 import org.roce4j.verbs.SendWr;
 import org.roce4j.verbs.Srq;
@@ -36,12 +42,17 @@ import org.roce4j.verbs.Srq;
  */
 final class ResourceTracker {
     /** The interfaces whose objects are wrapped: everything with a lifetime in the verbs object model. */
-    private static final List<Class<?>> TRACKED = List.of(
-            Device.class, Context.class, Pd.class, Mr.class, Cq.class, CompChannel.class, Qp.class, Srq.class, Ah.class);
+    /** A proxy implements the first of these its object is: the extended QP and CQ before the plain ones. */
+    private static final List<Class<?>> TRACKED = List.of(Device.class, Context.class, Pd.class, Mr.class, Mw.class,
+            CqEx.class, Cq.class, CompChannel.class, QpEx.class, Qp.class, Srq.class, Ah.class);
     private static final int MAX_REMEMBERED_WORK_REQUESTS = 100_000;
-    /** The calls that create an object the test must destroy: ibv_open_device, ibv_alloc_pd, ibv_reg_mr, ibv_create_*. */
-    private static final java.util.Set<String> CREATING_VERBS = java.util.Set.of(
-            "open", "allocPd", "regMr", "createCq", "createCompChannel", "createQp", "createSrq", "createAh");
+    /**
+     * The calls that create an object the test must destroy: ibv_open_device, ibv_alloc_pd, ibv_reg_mr,
+     * ibv_alloc_mw, ibv_create_* (and their _ex forms).
+     */
+    private static final java.util.Set<String> CREATING_VERBS = java.util.Set.of("open", "allocPd", "regMr",
+            "regImplicitOdpMr", "allocMw", "createCq", "createCqEx", "createCompChannel", "createQp", "createQpEx",
+            "createSrq", "createAh");
 
     private final Map<Object, Object> proxies = new IdentityHashMap<>();
     private final Map<Object, Object> targets = new IdentityHashMap<>();
@@ -179,14 +190,26 @@ final class ResourceTracker {
         Object[] out = args.clone();
         for (int i = 0; i < out.length; i++) {
             Object arg = out[i];
-            if (arg instanceof QpInitAttr init) {
-                out[i] = new QpInitAttr(init.type(), (Cq) unwrap(init.sendCq()), (Cq) unwrap(init.recvCq()),
-                        (Srq) unwrap(init.srq()), init.cap(), init.sqSigAll());
-            } else {
-                out[i] = unwrap(arg);
-            }
+            out[i] = switch (arg) {
+                case QpInitAttr init -> unwrapped(init);
+                case QpInitAttrEx init -> new QpInitAttrEx(unwrapped(init.base()), init.sendOps());
+                case MwBindInfo info -> unwrapped(info); // QpEx.wrBindMw
+                case MwBind bind -> new MwBind(bind.wrId(), bind.sendFlags(), unwrapped(bind.bindInfo())); // Qp.bindMw
+                case null, default -> unwrap(arg);
+            };
         }
         return out;
+    }
+
+    /** The CQs and SRQ a QP is created with, as the backend knows them. */
+    private QpInitAttr unwrapped(QpInitAttr init) {
+        return new QpInitAttr(init.type(), (Cq) unwrap(init.sendCq()), (Cq) unwrap(init.recvCq()),
+                (Srq) unwrap(init.srq()), init.cap(), init.sqSigAll());
+    }
+
+    /** A bind's region as the backend knows it: the region is the caller's tracked proxy. */
+    private MwBindInfo unwrapped(MwBindInfo info) {
+        return info == null ? null : new MwBindInfo((Mr) unwrap(info.mr()), info.addr(), info.length(), info.mwAccessFlags());
     }
 
     private Object rewrapResult(Object result) {
@@ -244,9 +267,9 @@ final class ResourceTracker {
         }
 
         /**
-         * A UD {@link SendWr} names its address handle; the backend must see its own. The request
-         * is the caller's (reusable) object: swap the handle for the call and put it back after —
-         * backends copy what they need at post time.
+         * A UD {@link SendWr} names its address handle, a BIND_MW its window and region; the backend
+         * must see its own. The request is the caller's (reusable) object: swap them for the call and
+         * put them back after — backends copy what they need at post time.
          */
         private List<Runnable> swapAddressHandles(Object[] args) {
             if (args == null || !(target instanceof Qp)) {
@@ -268,6 +291,13 @@ final class ResourceTracker {
         }
 
         private void swap(SendWr wr, List<Runnable> restore) {
+            Mw window = wr.mw();
+            if (window != null) {
+                MwBindInfo info = wr.bindInfo();
+                int rkey = wr.bindRkey();
+                wr.bindMw((Mw) unwrap(window), rkey, unwrapped(info));
+                restore.add(() -> wr.bindMw(window, rkey, info));
+            }
             Ah handle = wr.ah();
             Object backend = unwrap(handle);
             if (handle != null && backend != handle) {
