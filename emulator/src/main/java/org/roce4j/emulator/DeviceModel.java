@@ -45,6 +45,16 @@ public record DeviceModel(String name, DeviceLimits limits, Set<Quirk> quirks) {
         return new DeviceModel(name, other, quirks);
     }
 
+    /**
+     * This device without one of its departures, named for it ({@code rxe-6.12 without PROVIDER_HAS_NO_WR_FLUSH}):
+     * the same kernel under a newer library, say.
+     */
+    public DeviceModel without(Quirk quirk) {
+        EnumSet<Quirk> fewer = quirks.isEmpty() ? EnumSet.noneOf(Quirk.class) : EnumSet.copyOf(quirks);
+        fewer.remove(quirk);
+        return new DeviceModel(name + " without " + quirk, limits, fewer);
+    }
+
     @Override
     public String toString() {
         return name;

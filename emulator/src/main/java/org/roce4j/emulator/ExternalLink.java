@@ -29,6 +29,14 @@ public interface ExternalLink {
      */
     boolean zeroIpv4Identification();
 
+    /**
+     * Called once, before {@link #attached}: whether the device puts on an RC FLUSH, and expects of
+     * one, the ICRC Linux rxe computes ({@link Quirk#RC_FLUSH_ICRC_COUNTS_ITS_HEADERS_TWICE}), which
+     * the link's ICRC check must then follow. A link that checks no ICRC ignores it.
+     */
+    default void flushIcrcAsRxe(boolean asRxe) {
+    }
+
     /** Called once, when the RNIC is attached: where the link hands received datagrams. */
     void attached(DatagramReceiver receiver);
 

@@ -211,4 +211,13 @@ public enum Quirk {
      * ibv_qp_ex}). Kernel 6.12's rxe executes FLUSH all the same, as a responder (interop/flush shows it).
      */
     PROVIDER_HAS_NO_WR_FLUSH,
+    /**
+     * An RC FLUSH carries, and must carry, an ICRC that counts its BTH, FETH and RETH twice: {@code rxe_icrc.c}
+     * runs the CRC over the masked headers and then over the "payload" at {@code rxe_opcode[opcode].offset[RXE_PAYLOAD]},
+     * which the RC FLUSH row of {@code rxe_opcode.c} leaves 0, so the 32 bytes from the BTH go in again
+     * ({@link org.roce4j.wire.IcrcCalculator}). rxe drops an RC FLUSH with IBTA's ICRC as a bad ICRC, and puts its own
+     * on the FLUSHes it sends; rxe-to-rxe works because both ends agree. Seen on rxe0 of 6.12: no answer to IBTA-ICRC
+     * FLUSHes from the emulator, every FLUSH answered once the emulator computed rxe's ({@code interop/flush}).
+     */
+    RC_FLUSH_ICRC_COUNTS_ITS_HEADERS_TWICE,
 }

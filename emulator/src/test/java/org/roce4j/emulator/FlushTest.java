@@ -50,7 +50,7 @@ class FlushTest {
     /** The responder QP's rights: rxe_resp.c check_qp_attr_access wants the FLUSH right of each placement type. */
     private static final Set<AccessFlag> QP_FLUSH_ACCESS = EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ,
             AccessFlag.FLUSH_GLOBAL, AccessFlag.FLUSH_PERSISTENT);
-    private static final Set<AccessFlag> GLOBAL = EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE,
+    static final Set<AccessFlag> GLOBAL = EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE,
             AccessFlag.FLUSH_GLOBAL);
 
     /** Every frame's opcode kind and, for a FLUSH, its FETH and RETH fields; the target byte when B answers it. */
@@ -268,7 +268,7 @@ class FlushTest {
                 new QpCap(16, 16, 4, 4, 64)), EnumSet.of(SendOpsFlag.FLUSH, SendOpsFlag.RDMA_WRITE)));
     }
 
-    private static QpEx connectedEx(TwoNodes nodes) {
+    static QpEx connectedEx(TwoNodes nodes) {
         QpEx qa = createFlushQp(nodes);
         var qb = nodes.b.createQp(QpType.RC, 16);
         TwoNodes.connect(qa, qb.qpNum(), nodes.b.gid(), 100, 200, Mtu.MTU_1024);
@@ -277,7 +277,7 @@ class FlushTest {
         return qa;
     }
 
-    private static void flush(QpEx qp, long wrId, int rkey, long address, long length, FlushType type,
+    static void flush(QpEx qp, long wrId, int rkey, long address, long length, FlushType type,
                               FlushLevel level) {
         qp.wrStart();
         qp.wrId(wrId);

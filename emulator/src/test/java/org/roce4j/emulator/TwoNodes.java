@@ -54,9 +54,14 @@ public final class TwoNodes implements AutoCloseable {
 
     /** @param profile whose rules both devices follow where devices differ (see {@link DeviceProfile}) */
     TwoNodes(Fabric fabric, DeviceProfile profile) {
+        this(fabric, profile.model(), profile.model());
+    }
+
+    /** Two devices that model different things: A, the requester of most tests, and B. */
+    TwoNodes(Fabric fabric, DeviceModel deviceA, DeviceModel deviceB) {
         this.fabric = fabric;
-        rnicA = node("rxe0", "02:00:00:00:00:01", "10.0.0.1", profile);
-        rnicB = node("rxe1", "02:00:00:00:00:02", "10.0.0.2", profile);
+        rnicA = node("rxe0", "02:00:00:00:00:01", "10.0.0.1", deviceA);
+        rnicB = node("rxe1", "02:00:00:00:00:02", "10.0.0.2", deviceB);
         a = new Side(rnicA, arena, 256, 1 << 20);
         b = new Side(rnicB, arena, 256, 1 << 20);
     }
@@ -102,7 +107,7 @@ public final class TwoNodes implements AutoCloseable {
         }
     }
 
-    private SoftRnic node(String name, String mac, String ip, DeviceProfile profile) {
+    private SoftRnic node(String name, String mac, String ip, DeviceModel profile) {
         try {
             return SoftRnic.builder(fabric).name(name).mac(MacAddress.parse(mac))
                     .ipv4((Inet4Address) InetAddress.getByName(ip))

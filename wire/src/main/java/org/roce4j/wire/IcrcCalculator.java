@@ -15,6 +15,13 @@ import java.util.zip.CRC32;
  * </ol>
  * The 4-byte result is carried least significant byte first. IPv4 Identification and the UDP
  * source port are covered. Reuse one instance per thread: it allocates nothing per packet.
+ *
+ * <p>Linux rxe (kernel 6.2 on) puts another ICRC on an RC FLUSH, and accepts only that one:
+ * {@code rxe_icrc.c} runs the CRC over the headers as above and then over the packet's payload,
+ * which it finds at {@code rxe_opcode[opcode].offset[RXE_PAYLOAD]}; the RC FLUSH row of
+ * {@code rxe_opcode.c} gives no payload offset (0), so its "payload" is the BTH, FETH and RETH
+ * again, unmasked, {@code payload_size} = 32 bytes. {@link #flushAsRxe(boolean)} makes this
+ * calculator compute that ICRC for RC FLUSH packets (and IBTA's for all others).
  */
 public final class IcrcCalculator {
     /** Bytes the ICRC takes at the end of the packet. */
@@ -28,10 +35,19 @@ public final class IcrcCalculator {
     private static final int MASKED_TAIL = UdpHeader.LENGTH + 12; // UDP + BTH
 
     private final CRC32 crc = new CRC32();
+    private boolean flushAsRxe;
     private final byte[] masked = new byte[PSEUDO_LRH + Ipv6Header.LENGTH + MASKED_TAIL];
 
     public IcrcCalculator() {
         Arrays.fill(masked, 0, PSEUDO_LRH, (byte) 0xFF);
+    }
+
+    /**
+     * Sets whether an RC FLUSH's ICRC is computed as Linux rxe computes it (its headers counted twice,
+     * see the class comment) rather than as IBTA's; packets of every other opcode are not affected.
+     */
+    public void flushAsRxe(boolean asRxe) {
+        this.flushAsRxe = asRxe;
     }
 
     /**
@@ -71,6 +87,10 @@ public final class IcrcCalculator {
         crc.update(masked, 0, PSEUDO_LRH + maskedLength);
         int rest = ipOffset + maskedLength;
         crc.update(frame, rest, icrcOffset - rest);
+        int bth = rest - HeaderType.BTH.length();
+        if (repeatsTransportHeaders(frame, bth)) {
+            crc.update(frame, bth, icrcOffset - bth); // rxe_icrc.c: payload_addr(pkt) is the BTH for RC FLUSH
+        }
         return (int) crc.getValue();
     }
 
@@ -92,9 +112,18 @@ public final class IcrcCalculator {
         return ipOffset >= 0 && icrcOffset - ipOffset >= headers && icrcOffset <= frame.length - LENGTH;
     }
 
-    /** Bytes the CRC runs over for the packet whose IP header starts at {@code ipOffset}: pseudo-LRH included. */
-    public static int coveredLength(int ipOffset, int icrcOffset) {
-        return PSEUDO_LRH + icrcOffset - ipOffset;
+    /**
+     * Bytes the CRC runs over for the packet whose IP header starts at {@code ipOffset}: pseudo-LRH
+     * included, and an RC FLUSH's transport headers twice when they are {@linkplain #flushAsRxe counted
+     * twice}.
+     */
+    public int coveredLength(byte[] frame, int ipOffset, int icrcOffset) {
+        int bth = ipOffset + (isIpv6(frame, ipOffset) ? Ipv6Header.LENGTH : Ipv4Header.LENGTH) + UdpHeader.LENGTH;
+        return PSEUDO_LRH + icrcOffset - ipOffset + (repeatsTransportHeaders(frame, bth) ? icrcOffset - bth : 0);
+    }
+
+    private boolean repeatsTransportHeaders(byte[] frame, int bthOffset) {
+        return flushAsRxe && (frame[bthOffset] & 0xFF) == Opcode.RC_FLUSH.code();
     }
 
     /** Computes the ICRC and stores it at {@code icrcOffset}; returns the value. */

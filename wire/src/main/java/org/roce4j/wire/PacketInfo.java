@@ -11,6 +11,7 @@ package org.roce4j.wire;
  */
 public final class PacketInfo {
     private final IcrcCalculator icrcCalculator = new IcrcCalculator();
+    private boolean flushIcrcAsRxe;
 
     private byte[] buffer;
     private int frameOffset;
@@ -28,6 +29,15 @@ public final class PacketInfo {
     private IcrcStatus icrcStatus;
     private DropReason dropReason;
     private long dropValue;
+
+    /**
+     * Sets whether an RC FLUSH must carry the ICRC Linux rxe computes for it (its headers counted twice,
+     * {@link IcrcCalculator}) rather than IBTA's, as a receiving rxe requires; other opcodes are not affected.
+     */
+    public void flushIcrcAsRxe(boolean asRxe) {
+        flushIcrcAsRxe = asRxe;
+        icrcCalculator.flushAsRxe(asRxe);
+    }
 
     /**
      * Parses an Ethernet frame and verifies its ICRC.
@@ -282,7 +292,7 @@ public final class PacketInfo {
             case NOT_IP -> "EtherType 0x%04x".formatted(dropValue);
             case UNKNOWN_OPCODE -> "opcode 0x%02x".formatted(dropValue);
             case BAD_ICRC -> "ICRC 0x%08x on the wire, 0x%08x computed".formatted(
-                    (int) dropValue, icrcCalculator.compute(buffer, ipOffset, icrcOffset));
+                    (int) dropValue, icrcCalculator.compute(buffer, ipOffset, icrcOffset)) + otherFlushIcrc();
             case BAD_IPV4_CHECKSUM -> "checksum 0x%04x".formatted(dropValue);
             case NOT_ROCE_PORT -> "port " + dropValue;
             case NOT_UDP -> "protocol " + dropValue;
@@ -290,6 +300,21 @@ public final class PacketInfo {
             default -> "value " + dropValue;
         };
         return dropReason.description() + " (" + value + ")";
+    }
+
+    /** For an RC FLUSH whose ICRC failed: whether it is the one the other way of computing it gives. */
+    private String otherFlushIcrc() {
+        if (opcode != Opcode.RC_FLUSH) {
+            return "";
+        }
+        icrcCalculator.flushAsRxe(!flushIcrcAsRxe);
+        boolean other = icrcCalculator.compute(buffer, ipOffset, icrcOffset) == (int) dropValue;
+        icrcCalculator.flushAsRxe(flushIcrcAsRxe);
+        if (!other) {
+            return "";
+        }
+        return flushIcrcAsRxe ? "; it is IBTA's ICRC, which Linux rxe refuses on an RC FLUSH"
+                : "; it is the ICRC Linux rxe puts on an RC FLUSH (BTH, FETH and RETH counted twice)";
     }
 
     public byte[] buffer() { return buffer; }

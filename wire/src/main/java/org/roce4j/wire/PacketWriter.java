@@ -52,6 +52,14 @@ public final class PacketWriter {
     private boolean ackReq;
     private int psn;
 
+    /**
+     * Sets whether an RC FLUSH gets the ICRC Linux rxe puts on it (its headers counted twice,
+     * {@link IcrcCalculator}) rather than IBTA's; frames of other opcodes are not affected.
+     */
+    public void flushIcrcAsRxe(boolean asRxe) {
+        icrc.flushAsRxe(asRxe);
+    }
+
     /** Starts an untagged frame at {@code offset}; MAC addresses in the low 48 bits. */
     public PacketWriter ethernet(byte[] buffer, int offset, long destinationMac, long sourceMac) {
         return ethernet(buffer, offset, destinationMac, sourceMac, -1);

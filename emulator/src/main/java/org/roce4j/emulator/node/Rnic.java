@@ -143,6 +143,9 @@ public final class Rnic implements Agent, FrameReceiver {
         this.portAttr = model.limits().portAttr(activeMtu);
         this.fixedSourcePort = link == null ? -1 : link.udpSourcePort();
         this.zeroIpv4Identification = link != null && link.zeroIpv4Identification();
+        boolean flushIcrcAsRxe = model.has(Quirk.RC_FLUSH_ICRC_COUNTS_ITS_HEADERS_TWICE);
+        writer.flushIcrcAsRxe(flushIcrcAsRxe);
+        rx.flushIcrcAsRxe(flushIcrcAsRxe);
         byte[] v4 = null;
         List<byte[]> v6 = new ArrayList<>();
         for (int i = 0; i < gids.size(); i++) {
@@ -168,6 +171,7 @@ public final class Rnic implements Agent, FrameReceiver {
         } else {
             this.neighbors = null;
             this.port = null;
+            link.flushIcrcAsRxe(flushIcrcAsRxe);
             link.attached(this::onDatagram);
         }
         fabric.addAgent(this);

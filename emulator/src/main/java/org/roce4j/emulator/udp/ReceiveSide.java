@@ -34,6 +34,7 @@ final class ReceiveSide {
     /** The link's: ICMP errors (port unreachable, EMSGSIZE) surface on a receiving channel. */
     private final AtomicLong sendFailures;
     private volatile DatagramReceiver receiver;
+    private volatile boolean flushIcrcAsRxe;
 
     private final AtomicLong datagramsReceived = new AtomicLong();
     private final AtomicLong icrcValid = new AtomicLong();
@@ -47,6 +48,11 @@ final class ReceiveSide {
         this.clock = clock;
         this.tap = tap;
         this.sendFailures = sendFailures;
+    }
+
+    /** Whether an RC FLUSH's ICRC is checked as Linux rxe computes it ({@link ExternalLink#flushIcrcAsRxe}). */
+    void flushIcrcAsRxe(boolean asRxe) {
+        this.flushIcrcAsRxe = asRxe;
     }
 
     /** Datagrams from now on go to {@code datagramReceiver} (the RNIC). */
@@ -116,6 +122,7 @@ final class ReceiveSide {
             IcrcStatus status = IcrcStatus.NOT_CHECKED;
             if (n >= HeaderType.BTH.length() + IcrcCalculator.LENGTH) {
                 // shorter: not even a BTH; the RNIC's parse drops it and counts why
+                icrc.flushAsRxe(flushIcrcAsRxe);
                 switch (icrc.check(rx, ip, end - IcrcCalculator.LENGTH, clock.nanoTime())) {
                     case VALID -> {
                         icrcValid.incrementAndGet();

@@ -57,6 +57,11 @@ final class ReceivedIcrc {
     private final int[][] solvers = new int[MAX_COVERED + ID_POSITION][];
     private final IdentificationWindow senders = new IdentificationWindow();
 
+    /** Whether an RC FLUSH's ICRC is the one Linux rxe computes ({@link IcrcCalculator}). */
+    void flushAsRxe(boolean asRxe) {
+        icrc.flushAsRxe(asRxe);
+    }
+
     /**
      * Checks the ICRC at {@code icrcOffset} of the packet whose IP header starts at {@code ip},
      * received at {@code nowNanos} (any clock that moves at the speed of time; the window widens
@@ -70,7 +75,7 @@ final class ReceivedIcrc {
         if (IpHeader.versionAt(b, ip) != 4) {
             return computed == received ? Verdict.VALID : Verdict.INVALID;
         }
-        int messageLength = IcrcCalculator.coveredLength(ip, icrcOffset);
+        int messageLength = icrc.coveredLength(b, ip, icrcOffset);
         int[] solver = solver(messageLength - ID_POSITION - ID_LENGTH);
         // CRC-32 stores its register reflected; the value read LSB first is the CRC32 value itself.
         int delta = computed ^ received;

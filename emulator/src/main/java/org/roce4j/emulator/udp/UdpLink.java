@@ -272,6 +272,11 @@ final class UdpLink implements ExternalLink, AutoCloseable {
     }
 
     @Override
+    public void flushIcrcAsRxe(boolean asRxe) {
+        received.flushIcrcAsRxe(asRxe);
+    }
+
+    @Override
     public void attached(DatagramReceiver datagramReceiver) {
         received.attached(datagramReceiver);
     }

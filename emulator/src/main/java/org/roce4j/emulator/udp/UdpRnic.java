@@ -7,7 +7,9 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
 
+import org.roce4j.emulator.DeviceModel;
 import org.roce4j.emulator.DeviceOptions;
+import org.roce4j.emulator.DeviceProfile;
 import org.roce4j.emulator.SoftRnic;
 import org.roce4j.emulator.fabric.Fabric;
 import org.roce4j.emulator.fabric.FaultCounters;
@@ -69,6 +71,14 @@ public final class UdpRnic implements AutoCloseable {
 
     /** Opens a device with the link settings given (pacing, queue, receive buffer, MTU, transport). */
     public static UdpRnic open(String name, String spec, UdpLinkConfig config) throws IOException {
+        return open(name, spec, config, null);
+    }
+
+    /**
+     * Opens a device that models {@code model} (a {@link DeviceModel} no {@link DeviceProfile} names, such as
+     * {@code DeviceProfile.RXE_6_12.model().without(...)}) in place of the spec's {@code profile=}.
+     */
+    public static UdpRnic open(String name, String spec, UdpLinkConfig config, DeviceModel model) throws IOException {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(config, "config");
         if (name.isBlank()) {
@@ -81,7 +91,11 @@ public final class UdpRnic implements AutoCloseable {
         UdpLink link = new UdpLink(addresses, config, fabric.clock());
         SoftRnic rnic;
         try {
-            rnic = options.applyTo(SoftRnic.builder(fabric)).name(name).mac(addresses.mac()).gids(addresses.gids())
+            SoftRnic.Builder builder = options.applyTo(SoftRnic.builder(fabric));
+            if (model != null) {
+                builder.profile(model);
+            }
+            rnic = builder.name(name).mac(addresses.mac()).gids(addresses.gids())
                     .netdevIndex(addresses.interfaceIndex())
                     .activeMtu(config.activeMtu()).link(link).attach();
             link.start();

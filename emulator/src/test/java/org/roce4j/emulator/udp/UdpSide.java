@@ -8,6 +8,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.EnumSet;
 import java.util.function.Consumer;
 
+import org.roce4j.emulator.DeviceModel;
 import org.roce4j.emulator.TwoNodes;
 import org.roce4j.verbs.AccessFlag;
 import org.roce4j.verbs.AhAttr;
@@ -45,7 +46,16 @@ final class UdpSide implements AutoCloseable {
 
     /** As above, with a registered region of {@code memoryBytes}. */
     UdpSide(String name, String spec, UdpLinkConfig config, long memoryBytes) throws IOException {
-        rnic = UdpRnic.open(name, spec, config);
+        this(UdpRnic.open(name, spec, config), memoryBytes);
+    }
+
+    /** A device that models {@code model}. */
+    UdpSide(String name, String spec, DeviceModel model) throws IOException {
+        this(UdpRnic.open(name, spec, UdpLinkConfig.DEFAULT, model), MEMORY);
+    }
+
+    private UdpSide(UdpRnic rnic, long memoryBytes) {
+        this.rnic = rnic;
         context = rnic.device().open();
         pd = context.allocPd();
         cq = context.createCq(1024);
