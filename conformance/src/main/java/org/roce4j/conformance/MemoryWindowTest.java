@@ -125,7 +125,12 @@ class MemoryWindowTest {
         }
 
         WorkCompletion write(long wrId, long offset, int length, int rkey) {
-            pair.qpA.postSend(SendWr.rdmaWrite(wrId, src, 0, length, target.address() + offset, rkey));
+            return writeTo(wrId, target.address() + offset, length, rkey);
+        }
+
+        /** A WRITE of {@code length} pattern bytes to the peer's {@code remoteAddress} under {@code rkey}. */
+        WorkCompletion writeTo(long wrId, long remoteAddress, int length, int rkey) {
+            pair.qpA.postSend(SendWr.rdmaWrite(wrId, src, 0, length, remoteAddress, rkey));
             return Completions.awaitOne(a.cq);
         }
 
@@ -147,13 +152,18 @@ class MemoryWindowTest {
 
     /** WRITE, READ and FETCH_AND_ADD from A through the window's rkey at {@code offset} of B's region. */
     private static void writeReadAtomic(Setup s, int rkey, long offset) {
-        Expect.success(s.write(1, offset, 64, rkey), 1, WcOpcode.RDMA_WRITE);
+        writeReadAtomic(s, rkey, s.target.address() + offset, offset);
+    }
+
+    /** As above, with the address A names {@code offset} of B's region by: {@code remote} (a zero-based window's). */
+    private static void writeReadAtomic(Setup s, int rkey, long remote, long offset) {
+        Expect.success(s.writeTo(1, remote, 64, rkey), 1, WcOpcode.RDMA_WRITE);
         Bytes.assertAt(s.target.segment(), offset, Bytes.pattern(SEED, 64), "bytes written through the window");
-        s.pair.qpA.postSend(SendWr.rdmaRead(2, s.src, 4096, 64, s.target.address() + offset, rkey));
+        s.pair.qpA.postSend(SendWr.rdmaRead(2, s.src, 4096, 64, remote, rkey));
         Expect.success(Completions.awaitOne(s.a.cq), 2, WcOpcode.RDMA_READ);
         Bytes.assertAt(s.src.segment(), 4096, Bytes.pattern(SEED, 64), "bytes read through the window");
         s.target.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, offset + 64, 40L);
-        s.pair.qpA.postSend(SendWr.fetchAndAdd(3, s.src, 2048, s.target.address() + offset + 64, rkey, 2));
+        s.pair.qpA.postSend(SendWr.fetchAndAdd(3, s.src, 2048, remote + 64, rkey, 2));
         Expect.success(Completions.awaitOne(s.a.cq), 3, WcOpcode.FETCH_ADD);
         assertThat(s.src.segment().get(ValueLayout.JAVA_LONG_UNALIGNED, 2048)).as("original value").isEqualTo(40L);
         assertThat(s.target.segment().get(ValueLayout.JAVA_LONG_UNALIGNED, offset + 64)).as("added").isEqualTo(42L);
@@ -402,6 +412,79 @@ class MemoryWindowTest {
             Mw mw = s.b.track(s.b.pd.allocMw(MwType.TYPE_2));
             s.wrBindMw(mw, s.info(REGION - 512, 1024, ALL_REMOTE), 9, WcStatus.MW_BIND_ERR);
             Expect.outcome("state of the QP", QpState.ERR, s.pair.qpB.state());
+        }
+    }
+
+    /** The rights of a zero-based window: every remote one, and ZERO_BASED. */
+    static final Set<AccessFlag> ZERO_BASED_REMOTE = EnumSet.of(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ,
+            AccessFlag.REMOTE_ATOMIC, AccessFlag.ZERO_BASED);
+
+    @Test
+    @DisplayName("IBTA 10.6.7.1 / rxe_resp.c check_rkey (resp.offset = mw->addr): a type 2 window bound ZERO_BASED is "
+            + "addressed from 0: WRITE, READ and atomics at VA 0 reach the window's first byte")
+    void aZeroBasedWindowIsAddressedFromZero() throws Exception {
+        try (Setup s = new Setup(MwType.TYPE_2, BINDABLE)) {
+            Mw mw = s.b.track(s.b.pd.allocMw(MwType.TYPE_2));
+            int rkey = s.bindType2(mw, s.info(1024, 1024, ZERO_BASED_REMOTE), 9, WcStatus.SUCCESS);
+            writeReadAtomic(s, rkey, 0, 1024);
+        }
+    }
+
+    @Test
+    @DisplayName("IBTA 10.6.7.1: through a zero-based window the region's own address is out of range: REM_ACCESS_ERR, "
+            + "nothing written")
+    void aZeroBasedWindowRefusesTheRegionsAddresses() throws Exception {
+        try (Setup s = new Setup(MwType.TYPE_2, BINDABLE)) {
+            Mw mw = s.b.track(s.b.pd.allocMw(MwType.TYPE_2));
+            int rkey = s.bindType2(mw, s.info(1024, 1024, ZERO_BASED_REMOTE), 9, WcStatus.SUCCESS);
+            Expect.status(s.writeTo(1, s.target.address() + 1024, 64, rkey), 1, WcStatus.REM_ACCESS_ERR);
+            Bytes.assertUntouched(s.target.segment(), 0, REGION, "region behind the window");
+        }
+    }
+
+    @Test
+    @DisplayName("IBTA 10.6.7: through a zero-based window, an offset at its length (inside its region) is "
+            + "REM_ACCESS_ERR and writes nothing")
+    void anAccessPastAZeroBasedWindowIsRefused() throws Exception {
+        try (Setup s = new Setup(MwType.TYPE_2, BINDABLE)) {
+            Mw mw = s.b.track(s.b.pd.allocMw(MwType.TYPE_2));
+            int rkey = s.bindType2(mw, s.info(1024, 1024, ZERO_BASED_REMOTE), 9, WcStatus.SUCCESS);
+            Expect.status(s.writeTo(1, 1024, 64, rkey), 1, WcStatus.REM_ACCESS_ERR);
+            Bytes.assertUntouched(s.target.segment(), 0, REGION, "region behind the window");
+        }
+    }
+
+    @Test
+    @DisplayName("C10-75 / rxe_check_bind_mw: a zero-based window longer than its region completes MW_BIND_ERR")
+    void aZeroBasedWindowLongerThanItsRegionIsMwBindErr() throws Exception {
+        try (Setup s = new Setup(MwType.TYPE_2, BINDABLE)) {
+            Mw mw = s.b.track(s.b.pd.allocMw(MwType.TYPE_2));
+            s.bindType2(mw, s.info(0, REGION + 1, ZERO_BASED_REMOTE), 9, WcStatus.MW_BIND_ERR);
+            Expect.outcome("state of the QP", QpState.ERR, s.pair.qpB.state());
+        }
+    }
+
+    @Test
+    @DisplayName("o10-36.2.2 / rdma-core rxe_bind_mw: ibv_bind_mw of a type 1 window with ZERO_BASED is EINVAL and "
+            + "posts nothing; the window keeps its rkey")
+    void aType1WindowCannotBeZeroBased() throws Exception {
+        try (Setup s = new Setup(MwType.TYPE_1, BINDABLE)) {
+            Mw mw = s.b.track(s.b.pd.allocMw(MwType.TYPE_1));
+            int allocated = mw.rkey();
+            MwBind bind = new MwBind(1, SendFlag.SIGNALED.bit(), s.info(0, 1024, ZERO_BASED_REMOTE));
+            Expect.errno("ibv_bind_mw with ZERO_BASED", Errno.EINVAL, () -> s.pair.qpB.bindMw(mw, bind));
+            Expect.outcome("the window's rkey", allocated, mw.rkey());
+            Expect.outcome("completions on B's CQ", 0, s.b.cq.poll(4).size());
+        }
+    }
+
+    @Test
+    @DisplayName("rxe_reg_user_mr (RXE_ACCESS_SUPPORTED_MR): IBV_ACCESS_ZERO_BASED is a window's right; registering a "
+            + "region with it is EOPNOTSUPP")
+    void aRegionCannotBeZeroBased() throws Exception {
+        try (Setup s = new Setup(MwType.TYPE_2, BINDABLE)) {
+            Expect.errno("ibv_reg_mr with ZERO_BASED", Errno.EOPNOTSUPP,
+                    () -> s.b.register(4096, EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.MW_BIND, AccessFlag.ZERO_BASED)));
         }
     }
 }

@@ -220,4 +220,12 @@ public enum Quirk {
      * FLUSHes from the emulator, every FLUSH answered once the emulator computed rxe's ({@code interop/flush}).
      */
     RC_FLUSH_ICRC_COUNTS_ITS_HEADERS_TWICE,
+    /**
+     * A region registers with IBV_ACCESS_ZERO_BASED (a memory window's right): kernel 6.1's {@code rxe_reg_user_mr}
+     * checks no access bits, and the region then works as any other, except that no window binds to it
+     * ({@code rxe_check_bind_mw}: "attempt to bind MW to zero based MR", MW_BIND_ERR). Later rxe refuses it with
+     * EOPNOTSUPP ({@code RXE_ACCESS_SUPPORTED_MR}), as the default does. Checked by conformance
+     * {@code ZeroBasedWindowTest#aRegionCannotBeZeroBased}.
+     */
+    ZERO_BASED_REGIONS_REGISTERED,
 }

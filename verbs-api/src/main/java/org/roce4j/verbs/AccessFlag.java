@@ -15,6 +15,12 @@ public enum AccessFlag {
     /** {@code IBV_ACCESS_MW_BIND}: memory windows may be bound to it. */
     MW_BIND(1 << 4),
     /**
+     * {@code IBV_ACCESS_ZERO_BASED}, for a memory window's bind ({@link MwBindInfo#mwAccessFlags()}): the window's
+     * first byte is VA 0 to its peers, who address it by offset (IBTA 10.6.7.1). Type 2 windows only: rxe's
+     * {@code ibv_bind_mw} of a type 1 window refuses it (EINVAL, IBTA o10-36.2.2).
+     */
+    ZERO_BASED(1 << 5),
+    /**
      * {@code IBV_ACCESS_ON_DEMAND}: on-demand paging, the region's pages are mapped when the device first
      * touches them instead of pinned at registration ({@link Context#queryOdpCaps()} says whether and for
      * which operations the device can; without ODP, registration fails: EOPNOTSUPP, EINVAL on Linux 6.1).

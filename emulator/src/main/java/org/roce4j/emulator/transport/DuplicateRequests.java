@@ -55,7 +55,7 @@ final class DuplicateRequests {
             out.sendAtomicAcknowledge(msn, psn, res.originalValue);
             return;
         }
-        long va = p.rethVirtualAddress();
+        long va = p.rethVirtualAddress() + rnic.memoryRegions.zeroBasedOffset(p.rethRkey()); // as Responder#addressOf
         long length = Integer.toUnsignedLong(p.rethDmaLength());
         if (p.rethRkey() != res.rkey || va < res.va || va + length > res.va + res.length) {
             return;

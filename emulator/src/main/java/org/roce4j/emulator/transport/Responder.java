@@ -324,6 +324,15 @@ public final class Responder {
         return RespState.CHECK_RKEY;
     }
 
+    /**
+     * The address a request's VA names under {@code rkey}: itself, or through a zero-based window an offset from
+     * the window's start (rxe_resp.c check_rkey: {@code qp->resp.offset = mw->addr}, added to the VA for the range
+     * check and every copy). The bounds are then checked on the result, as for any window.
+     */
+    private long addressOf(long va, int rkey) {
+        return va + rnic.memoryRegions.zeroBasedOffset(rkey);
+    }
+
     /** rxe {@code check_rkey}: key, PD, access and bounds of the whole access, before anything is written. */
     private RespState checkRkey(PacketInfo p) {
         Opcode opcode = p.opcode();
@@ -335,7 +344,7 @@ public final class Responder {
             case RDMA_WRITE, RDMA_READ_REQUEST -> {
                 access = kind == OperationKind.RDMA_WRITE ? AccessFlag.REMOTE_WRITE.bit() : AccessFlag.REMOTE_READ.bit();
                 if (first) {
-                    targetVa = p.rethVirtualAddress();
+                    targetVa = addressOf(p.rethVirtualAddress(), p.rethRkey());
                     targetLength = Integer.toUnsignedLong(p.rethDmaLength());
                     targetResid = targetLength;
                     target = null;
@@ -350,7 +359,7 @@ public final class Responder {
                 // rxe_resp.c check_rkey: REMOTE_WRITE on the region, the RETH's whole length in bounds; no
                 // zero-length exemption (that is for READ and WRITE only).
                 access = AccessFlag.REMOTE_WRITE.bit();
-                targetVa = p.rethVirtualAddress();
+                targetVa = addressOf(p.rethVirtualAddress(), p.rethRkey());
                 targetLength = Integer.toUnsignedLong(p.rethDmaLength());
                 targetResid = targetLength;
                 rkey = p.rethRkey();
@@ -363,7 +372,7 @@ public final class Responder {
                 access = flushAccess(p.fethPlacementType());
                 rkey = p.rethRkey();
                 targetLength = Integer.toUnsignedLong(p.rethDmaLength());
-                targetVa = p.rethVirtualAddress();
+                targetVa = addressOf(p.rethVirtualAddress(), rkey);
                 MemoryRegion region = rnic.memoryRegions.remoteRegion(rkey);
                 if (p.fethSelectivityLevel() == FlushLevel.MR.value() && region != null) {
                     targetVa = region.address();
@@ -374,7 +383,7 @@ public final class Responder {
             }
             case ATOMIC -> {
                 access = AccessFlag.REMOTE_ATOMIC.bit();
-                targetVa = p.atomicVirtualAddress();
+                targetVa = addressOf(p.atomicVirtualAddress(), p.atomicRkey());
                 targetLength = 8;
                 targetResid = 8;
                 rkey = p.atomicRkey();

@@ -2,6 +2,7 @@ package org.roce4j.emulator.verbs;
 
 import org.roce4j.emulator.node.NetworkPath;
 import org.roce4j.emulator.node.Rnic;
+import org.roce4j.emulator.Quirk;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
 import java.util.Set;
@@ -12,6 +13,7 @@ import org.roce4j.verbs.AdviseMrFlag;
 import org.roce4j.verbs.Ah;
 import org.roce4j.verbs.AhAttr;
 import org.roce4j.verbs.Context;
+import org.roce4j.verbs.Errno;
 import org.roce4j.verbs.Mr;
 import org.roce4j.verbs.Mw;
 import org.roce4j.verbs.MwType;
@@ -23,6 +25,7 @@ import org.roce4j.verbs.QpInitAttrEx;
 import org.roce4j.verbs.ScatterGatherList;
 import org.roce4j.verbs.Srq;
 import org.roce4j.verbs.SrqInitAttr;
+import org.roce4j.verbs.VerbsException;
 import org.roce4j.verbs.spi.RegisteredMemory;
 
 /** A protection domain: the identity that memory regions and QPs must share (IBTA 10.2.3). */
@@ -63,6 +66,10 @@ final class EmulatedPd extends Resource implements Pd {
                 throw invalid("ibv_reg_mr", problem);
             }
             OnDemandPaging.checkRegistration(rnic.model, access);
+            if (access.contains(AccessFlag.ZERO_BASED) && !rnic.model.has(Quirk.ZERO_BASED_REGIONS_REGISTERED)) {
+                // rxe_verbs.c rxe_reg_user_mr: ZERO_BASED is not in RXE_ACCESS_SUPPORTED_MR (a window's right only).
+                throw new VerbsException(Errno.EOPNOTSUPP, "ibv_reg_mr: IBV_ACCESS_ZERO_BASED is for memory windows");
+            }
             MemoryRegion region = new MemoryRegion(memory, iova, AccessFlag.bits(access), this);
             rnic.memoryRegions.register(region);
             context.registeredMemory.add(memory);

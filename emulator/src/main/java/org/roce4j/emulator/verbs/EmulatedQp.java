@@ -407,6 +407,10 @@ public final class EmulatedQp extends Resource implements Qp {
         Objects.requireNonNull(mw, "mw");
         Objects.requireNonNull(bind, "bind");
         MwBind.checkIbvBindMw(mw, bind);
+        if (bind.bindInfo().mwAccessFlags().contains(AccessFlag.ZERO_BASED)) {
+            // rdma-core's rxe_bind_mw, before it posts anything (IBTA o10-36.2.2: a type 1 window is not zero based).
+            throw new VerbsException(Errno.EINVAL, "ibv_bind_mw: a type 1 window cannot be zero based");
+        }
         if (bind.bindInfo().mr() == null) {
             // rdma-core's rxe convert_send_wr reads mr->lkey of every bind: a null region is refused here.
             throw new VerbsException(Errno.EINVAL, "ibv_bind_mw: no region (unbind with a region and length 0)");

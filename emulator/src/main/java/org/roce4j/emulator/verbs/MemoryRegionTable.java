@@ -166,6 +166,15 @@ public final class MemoryRegionTable {
         return check(region, pd, accessBit, va, length);
     }
 
+    /**
+     * What a request's VA is an offset from under {@code rkey}: the start of the zero-based window the key names
+     * (IBTA 10.6.7.1: its first byte is VA 0), else 0 — the VA is the address itself.
+     */
+    public long zeroBasedOffset(int rkey) {
+        MemoryWindow window = windows.get(MemoryWindow.family(rkey));
+        return window != null && window.rkey == rkey && window.zeroBased() ? window.address : 0;
+    }
+
     /** The region a remote key reaches: its own, or the one behind its window; null for neither. */
     public MemoryRegion remoteRegion(int rkey) {
         MemoryWindow window = windows.get(MemoryWindow.family(rkey));
@@ -345,6 +354,9 @@ public final class MemoryRegionTable {
         if (window.type == MwType.TYPE_1 && window.state != MemoryWindow.State.VALID) {
             return "a type 1 window not valid";
         }
+        if (window.type == MwType.TYPE_1 && (rights & AccessFlag.ZERO_BASED.bit()) != 0) {
+            return "a type 1 window cannot be zero based (o10-36.2.2)";
+        }
         if (window.type == MwType.TYPE_2) {
             if (window.state != MemoryWindow.State.FREE) {
                 return "a type 2 window already bound: invalidate it first (o10-37.2.30)";
@@ -359,12 +371,20 @@ public final class MemoryRegionTable {
         if (region == null) {
             return null; // a type 1 window unbound: length 0
         }
+        if (region.allows(AccessFlag.ZERO_BASED.bit())) {
+            return "a zero-based region (rxe_check_bind_mw: no window on one)";
+        }
         if (!region.allows(AccessFlag.MW_BIND.bit())) {
             return "the region does not allow MW_BIND (C10-73)";
         }
         int writes = AccessFlag.REMOTE_WRITE.bit() | AccessFlag.REMOTE_ATOMIC.bit();
         if ((rights & writes) != 0 && !region.allows(AccessFlag.LOCAL_WRITE.bit())) {
             return "remote write or atomic rights on a region without LOCAL_WRITE (C10-74)";
+        }
+        if ((rights & AccessFlag.ZERO_BASED.bit()) != 0) {
+            // C10-75 as rxe_check_bind_mw reads it for a zero-based window: no longer than the region; the address
+            // (the region byte at the window's VA 0) is not checked here, every access is (its region's bounds).
+            return Long.compareUnsigned(length, region.length) > 0 ? "a zero-based window longer than its region (C10-75)" : null;
         }
         if (!region.contains(va, length)) {
             return "the window reaches outside its region (C10-75)";

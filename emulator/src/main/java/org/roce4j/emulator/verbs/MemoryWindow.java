@@ -82,6 +82,11 @@ public final class MemoryWindow {
         }
     }
 
+    /** Bound zero-based: a request's VA is an offset from {@link #address} (IBTA 10.6.7.1). */
+    boolean zeroBased() {
+        return (access & AccessFlag.ZERO_BASED.bit()) != 0;
+    }
+
     boolean allows(int accessBit) {
         return (access & accessBit) == accessBit;
     }
@@ -91,7 +96,8 @@ public final class MemoryWindow {
         return MemoryRegion.rangeContains(address, length, va, len);
     }
 
-    /** The rights a window may grant: the remote ones (rxe_mw.c: RXE_ACCESS_SUPPORTED_MW less ZERO_BASED). */
+    /** The rights a window may be bound with (rxe_mw.c: RXE_ACCESS_SUPPORTED_MW), ZERO_BASED among them. */
     static final int GRANTABLE = AccessFlag.REMOTE_READ.bit() | AccessFlag.REMOTE_WRITE.bit()
-            | AccessFlag.REMOTE_ATOMIC.bit() | AccessFlag.LOCAL_WRITE.bit() | AccessFlag.MW_BIND.bit();
+            | AccessFlag.REMOTE_ATOMIC.bit() | AccessFlag.LOCAL_WRITE.bit() | AccessFlag.MW_BIND.bit()
+            | AccessFlag.ZERO_BASED.bit();
 }
