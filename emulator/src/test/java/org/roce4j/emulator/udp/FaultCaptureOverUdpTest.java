@@ -64,4 +64,44 @@ class FaultCaptureOverUdpTest {
         assertThat(sent).filteredOn(p -> p.comments().equals(List.of("ICRC corrupted by rule 3"))).singleElement()
                 .satisfies(p -> assertThat(info.parseFrame(p.data(), 0, p.data().length)).as("ICRC verifies").isFalse());
     }
+
+    @Test
+    @DisplayName("a delay rule on a UDP-linked RNIC holds the frame back in real time: it leaves, and is captured, "
+            + "at least that much after the frame sent right after it, and the WRITE still completes")
+    void aDelayedFrameLeavesLaterInRealTime(@TempDir Path dir) throws Exception {
+        Path pcapng = dir.resolve("delay.pcapng");
+        long delayNanos = 30_000_000;
+        FaultCounters done;
+        long postedAtEpochNanos;
+        try (UdpSide a = new UdpSide("rxe21c", "127.0.21.3", UdpLinkConfig.DEFAULT);
+             UdpSide b = new UdpSide("rxe21d", "127.0.21.4", UdpLinkConfig.DEFAULT)) {
+            a.rnic.tap(pcapng);
+            Qp[] qp = UdpSide.pair(a, b, QpType.RC, Mtu.MTU_1024);
+            a.rnic.faults(Faults.seeded(1).delayNth(1, java.time.Duration.ofNanos(delayNanos),
+                    FrameMatch.only(FrameClass.REQUESTS)));
+            java.time.Instant now = java.time.Instant.now();
+            postedAtEpochNanos = now.getEpochSecond() * 1_000_000_000L + now.getNano();
+            qp[0].postSend(SendWr.rdmaWrite(1, a.mr, 0, 2 * 1024, b.mr.address(), b.mr.rkey()));
+            assertThat(a.pollOne().status()).isEqualTo(WcStatus.SUCCESS);
+            done = a.rnic.faultCounters();
+            a.rnic.close();
+        }
+        assertThat(done).isEqualTo(new FaultCounters(0, 0, 0, 1, 0));
+
+        List<CapturedPacket> requests = new ArrayList<>();
+        PacketInfo info = new PacketInfo();
+        try (CaptureReader reader = CaptureReader.open(pcapng)) {
+            reader.forEach(p -> {
+                if (info.parseFrame(p.data(), 0, p.data().length) && info.opcode().isRequest()) {
+                    requests.add(p);
+                }
+            });
+        }
+        // The WRITE's first packet was held back: its second, sent right after, is captured before it.
+        assertThat(requests).hasSizeGreaterThanOrEqualTo(2);
+        assertThat(requests.getFirst().comments()).isEmpty();
+        CapturedPacket held = requests.stream().filter(p -> p.comments().equals(List.of("held back 30000 µs by rule 1")))
+                .findFirst().orElseThrow();
+        assertThat(held.timestampNanos() - postedAtEpochNanos).isGreaterThanOrEqualTo(delayNanos);
+    }
 }
