@@ -7,6 +7,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.roce4j.emulator.DeviceProfile;
 import org.roce4j.emulator.RnicCounter;
+import org.roce4j.emulator.fabric.FaultCounters;
 import org.roce4j.emulator.fabric.FrameClass;
 import org.roce4j.emulator.fabric.FrameMatch;
 import org.roce4j.emulator.fabric.Faults;
@@ -34,40 +35,119 @@ class FaultsAndProfilesTest {
         }
     }
 
+    /** Corrupts the first request: the responder drops it for its ICRC, and the requester times out and sends it again. */
+    public static final class CorruptFirstRequest implements FaultSchedule {
+        @Override
+        public Faults addTo(Faults plan) {
+            return plan.corruptNth(1, FrameMatch.only(FrameClass.REQUESTS));
+        }
+    }
+
+    // Each rule is checked on the deterministic fabric and on the UDP link, with the same body: the
+    // fault plan and the profile must have the same outcome whichever link carries the frames.
+
     @Test
     @EmulatedFabric(faults = LoseFirstAck.class)
     void aScriptedScheduleLosesExactlyTheFrameItNames(TestFabric fabric, Context a, Context b) {
+        losingTheFirstAckCostsOneTimeoutAndOneRetransmission(fabric, a, b);
+    }
+
+    @Test
+    @EmulatedFabric(faults = LoseFirstAck.class, link = Link.UDP_LOOPBACK)
+    void aScriptedScheduleLosesExactlyTheFrameItNamesOnTheUdpLinkToo(TestFabric fabric, Context a, Context b) {
+        losingTheFirstAckCostsOneTimeoutAndOneRetransmission(fabric, a, b);
+    }
+
+    private static void losingTheFirstAckCostsOneTimeoutAndOneRetransmission(TestFabric fabric, Context a, Context b) {
+        // The default timeout (67 ms): long enough that a real-time link's ACK is never late for it.
         QpPair pair = QpPair.rc(a, b);
         pair.a().qp().postSend(SendWr.rdmaWrite(1, pair.a().mr(), 0, 64, pair.a().peerAddress(), pair.a().peerRkey()));
 
         assertThat(pair.a().cq()).hasCompletions(WcStatus.SUCCESS);
-        assertThat(fabric.fabric().faultCounters().dropped()).isEqualTo(1);
+        assertThat(fabric.faultCounters()).isEqualTo(new FaultCounters(1, 0, 0, 0, 0));
         assertThat(fabric.node(0).rnic().counter(RnicCounter.LOCAL_ACK_TIMEOUTS)).isEqualTo(1);
         assertThat(fabric.node(0).rnic().counter(RnicCounter.RETRANSMITTED_PACKETS)).isEqualTo(1);
         assertThat(fabric.node(1).rnic().counter(RnicCounter.DUPLICATE_REQUESTS)).isEqualTo(1);
     }
 
     @Test
+    @EmulatedFabric(faults = CorruptFirstRequest.class)
+    void aCorruptedRequestIsDroppedForItsIcrcAndSentAgain(TestFabric fabric, Context a, Context b) {
+        aCorruptedRequestIsDroppedAndTheRcQpRecovers(fabric, a, b);
+    }
+
+    @Test
+    @EmulatedFabric(faults = CorruptFirstRequest.class, link = Link.UDP_LOOPBACK)
+    void aCorruptedRequestIsDroppedForItsIcrcAndSentAgainOnTheUdpLinkToo(TestFabric fabric, Context a, Context b) {
+        aCorruptedRequestIsDroppedAndTheRcQpRecovers(fabric, a, b);
+    }
+
+    private static void aCorruptedRequestIsDroppedAndTheRcQpRecovers(TestFabric fabric, Context a, Context b) {
+        // The default timeout (67 ms): long enough that a real-time link's ACK is never late for it.
+        QpPair pair = QpPair.rc(a, b);
+        long malformedBefore = fabric.node(1).rnic().counter(RnicCounter.DROPPED_MALFORMED);
+        pair.a().qp().postSend(SendWr.rdmaWrite(1, pair.a().mr(), 0, 64, pair.a().peerAddress(), pair.a().peerRkey()));
+
+        assertThat(pair.a().cq()).hasCompletions(WcStatus.SUCCESS);
+        assertThat(fabric.faultCounters()).isEqualTo(new FaultCounters(0, 0, 1, 0, 0));
+        assertThat(fabric.node(1).rnic().counter(RnicCounter.DROPPED_MALFORMED) - malformedBefore).isEqualTo(1);
+        assertThat(fabric.node(0).rnic().counter(RnicCounter.RETRANSMITTED_PACKETS)).isEqualTo(1);
+    }
+
+    @Test
     @EmulatedFabric(faults = LoseEveryRequest.class)
     void underTheIbtaProfileRetryCountSevenRunsOutAfterSevenRetries(TestFabric fabric, Context a, Context b) {
-        QpPair pair = QpPair.builder(QpType.RC).retryCnt(7).timeout(14).connect(a, b);
+        retryCountSevenRunsOutAfterSevenRetries(fabric, a, b);
+    }
+
+    @Test
+    @EmulatedFabric(faults = LoseEveryRequest.class, link = Link.UDP_LOOPBACK)
+    void underTheIbtaProfileRetryCountSevenRunsOutAfterSevenRetriesOnTheUdpLinkToo(TestFabric fabric, Context a, Context b) {
+        retryCountSevenRunsOutAfterSevenRetries(fabric, a, b);
+    }
+
+    private static void retryCountSevenRunsOutAfterSevenRetries(TestFabric fabric, Context a, Context b) {
+        QpPair pair = QpPair.builder(QpType.RC).retryCnt(7).timeout(12).connect(a, b);
         pair.a().qp().postSend(SendWr.rdmaWrite(1, pair.a().mr(), 0, 64, pair.a().peerAddress(), pair.a().peerRkey()));
 
         assertThat(pair.a().cq()).hasCompletions(WcStatus.RETRY_EXC_ERR);
         assertThat(pair.a().qp()).isInState(QpState.ERR);
         assertThat(fabric.node(0).rnic().counter(RnicCounter.RETRANSMITTED_PACKETS)).isEqualTo(7);
+        assertThat(fabric.faultCounters().dropped()).isEqualTo(8);
     }
 
     @Test
     @EmulatedFabric(faults = LoseEveryRequest.class, profile = DeviceProfile.RXE_6_12)
-    void underTheRxeProfileRetryCountSevenRetriesForever(TestFabric fabric, Context a, Context b) {
-        QpPair pair = QpPair.builder(QpType.RC).retryCnt(7).timeout(14).connect(a, b);
+    void underTheRxeProfileRetryCountSevenRetriesForever(TestFabric fabric, Context a, Context b) throws Exception {
+        retryCountSevenRetriesForever(fabric, a, b);
+    }
+
+    @Test
+    @EmulatedFabric(faults = LoseEveryRequest.class, profile = DeviceProfile.RXE_6_12, link = Link.UDP_LOOPBACK)
+    void underTheRxeProfileRetryCountSevenRetriesForeverOnTheUdpLinkToo(TestFabric fabric, Context a, Context b)
+            throws Exception {
+        retryCountSevenRetriesForever(fabric, a, b);
+    }
+
+    /** Quirk.RETRY_COUNT_SEVEN_IS_INFINITE: rxe treats retry_cnt 7 as "retry forever", as IBTA does only rnr_retry 7. */
+    private static void retryCountSevenRetriesForever(TestFabric fabric, Context a, Context b) throws InterruptedException {
+        QpPair pair = QpPair.builder(QpType.RC).retryCnt(7).timeout(12).connect(a, b);
         pair.a().qp().postSend(SendWr.rdmaWrite(1, pair.a().mr(), 0, 64, pair.a().peerAddress(), pair.a().peerRkey()));
 
-        // 5 s of virtual time at 67 ms per timeout: some 70 retries, and still going.
-        fabric.fabric().runFor(Duration.ofSeconds(5));
+        // 1 s at 16.8 ms per timeout: some 60 retries, where IBTA's count runs out after 7.
+        letTimePass(fabric, Duration.ofSeconds(1));
         assertThat(pair.a().qp()).isInState(QpState.RTS);
-        assertThat(fabric.node(0).rnic().counter(RnicCounter.RETRANSMITTED_PACKETS)).isGreaterThan(50);
+        assertThat(pair.a().cq().poll()).isEmpty();
+        assertThat(fabric.node(0).rnic().counter(RnicCounter.RETRANSMITTED_PACKETS)).isGreaterThan(20);
+    }
+
+    /** Virtual time on the deterministic fabric, the wall clock on the others. */
+    private static void letTimePass(TestFabric fabric, Duration duration) throws InterruptedException {
+        if (fabric.link() == Link.DETERMINISTIC) {
+            fabric.fabric().runFor(duration);
+        } else {
+            Thread.sleep(duration);
+        }
     }
 
     @Test
