@@ -2,9 +2,20 @@ package org.roce4j.testkit;
 
 import static org.roce4j.testkit.RoceAssertions.assertThat;
 
+import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.platform.engine.DiscoverySelector;
+import org.junit.platform.engine.TestExecutionResult;
+import org.junit.platform.engine.discovery.DiscoverySelectors;
+import org.junit.platform.testkit.engine.EngineTestKit;
+import org.junit.platform.testkit.engine.Event;
+import org.junit.platform.testkit.engine.Events;
 import org.roce4j.emulator.DeviceProfile;
 import org.roce4j.emulator.RnicCounter;
 import org.roce4j.emulator.fabric.FaultCounters;
@@ -43,22 +54,17 @@ class FaultsAndProfilesTest {
         }
     }
 
-    // Each rule is checked on the deterministic fabric and on the UDP link, with the same body: the
-    // fault plan and the profile must have the same outcome whichever link carries the frames.
+    /** The rule tests below, which {@link #theSameRulesHoldOnTheUdpLink} runs again over UDP. */
+    private static final List<String> RULES_ON_EVERY_LINK = List.of("aScriptedScheduleLosesExactlyTheFrameItNames",
+            "aCorruptedRequestIsDroppedForItsIcrcAndSentAgain", "underTheIbtaProfileRetryCountSevenRunsOutAfterSevenRetries",
+            "underTheRxeProfileRetryCountSevenRetriesForever");
+    /** The link each rule test ran on, so that the UDP run proves it was one. */
+    private static final List<Link> LINKS_RUN = new CopyOnWriteArrayList<>();
 
     @Test
     @EmulatedFabric(faults = LoseFirstAck.class)
     void aScriptedScheduleLosesExactlyTheFrameItNames(TestFabric fabric, Context a, Context b) {
-        losingTheFirstAckCostsOneTimeoutAndOneRetransmission(fabric, a, b);
-    }
-
-    @Test
-    @EmulatedFabric(faults = LoseFirstAck.class, link = Link.UDP_LOOPBACK)
-    void aScriptedScheduleLosesExactlyTheFrameItNamesOnTheUdpLinkToo(TestFabric fabric, Context a, Context b) {
-        losingTheFirstAckCostsOneTimeoutAndOneRetransmission(fabric, a, b);
-    }
-
-    private static void losingTheFirstAckCostsOneTimeoutAndOneRetransmission(TestFabric fabric, Context a, Context b) {
+        LINKS_RUN.add(fabric.link());
         // The default timeout (67 ms): long enough that a real-time link's ACK is never late for it.
         QpPair pair = QpPair.rc(a, b);
         pair.a().qp().postSend(SendWr.rdmaWrite(1, pair.a().mr(), 0, 64, pair.a().peerAddress(), pair.a().peerRkey()));
@@ -73,17 +79,7 @@ class FaultsAndProfilesTest {
     @Test
     @EmulatedFabric(faults = CorruptFirstRequest.class)
     void aCorruptedRequestIsDroppedForItsIcrcAndSentAgain(TestFabric fabric, Context a, Context b) {
-        aCorruptedRequestIsDroppedAndTheRcQpRecovers(fabric, a, b);
-    }
-
-    @Test
-    @EmulatedFabric(faults = CorruptFirstRequest.class, link = Link.UDP_LOOPBACK)
-    void aCorruptedRequestIsDroppedForItsIcrcAndSentAgainOnTheUdpLinkToo(TestFabric fabric, Context a, Context b) {
-        aCorruptedRequestIsDroppedAndTheRcQpRecovers(fabric, a, b);
-    }
-
-    private static void aCorruptedRequestIsDroppedAndTheRcQpRecovers(TestFabric fabric, Context a, Context b) {
-        // The default timeout (67 ms): long enough that a real-time link's ACK is never late for it.
+        LINKS_RUN.add(fabric.link());
         QpPair pair = QpPair.rc(a, b);
         long malformedBefore = fabric.node(1).rnic().counter(RnicCounter.DROPPED_MALFORMED);
         pair.a().qp().postSend(SendWr.rdmaWrite(1, pair.a().mr(), 0, 64, pair.a().peerAddress(), pair.a().peerRkey()));
@@ -97,16 +93,7 @@ class FaultsAndProfilesTest {
     @Test
     @EmulatedFabric(faults = LoseEveryRequest.class)
     void underTheIbtaProfileRetryCountSevenRunsOutAfterSevenRetries(TestFabric fabric, Context a, Context b) {
-        retryCountSevenRunsOutAfterSevenRetries(fabric, a, b);
-    }
-
-    @Test
-    @EmulatedFabric(faults = LoseEveryRequest.class, link = Link.UDP_LOOPBACK)
-    void underTheIbtaProfileRetryCountSevenRunsOutAfterSevenRetriesOnTheUdpLinkToo(TestFabric fabric, Context a, Context b) {
-        retryCountSevenRunsOutAfterSevenRetries(fabric, a, b);
-    }
-
-    private static void retryCountSevenRunsOutAfterSevenRetries(TestFabric fabric, Context a, Context b) {
+        LINKS_RUN.add(fabric.link());
         QpPair pair = QpPair.builder(QpType.RC).retryCnt(7).timeout(12).connect(a, b);
         pair.a().qp().postSend(SendWr.rdmaWrite(1, pair.a().mr(), 0, 64, pair.a().peerAddress(), pair.a().peerRkey()));
 
@@ -116,21 +103,11 @@ class FaultsAndProfilesTest {
         assertThat(fabric.faultCounters().dropped()).isEqualTo(8);
     }
 
+    /** Quirk.RETRY_COUNT_SEVEN_IS_INFINITE: rxe treats retry_cnt 7 as "retry forever", as IBTA does only rnr_retry 7. */
     @Test
     @EmulatedFabric(faults = LoseEveryRequest.class, profile = DeviceProfile.RXE_6_12)
     void underTheRxeProfileRetryCountSevenRetriesForever(TestFabric fabric, Context a, Context b) throws Exception {
-        retryCountSevenRetriesForever(fabric, a, b);
-    }
-
-    @Test
-    @EmulatedFabric(faults = LoseEveryRequest.class, profile = DeviceProfile.RXE_6_12, link = Link.UDP_LOOPBACK)
-    void underTheRxeProfileRetryCountSevenRetriesForeverOnTheUdpLinkToo(TestFabric fabric, Context a, Context b)
-            throws Exception {
-        retryCountSevenRetriesForever(fabric, a, b);
-    }
-
-    /** Quirk.RETRY_COUNT_SEVEN_IS_INFINITE: rxe treats retry_cnt 7 as "retry forever", as IBTA does only rnr_retry 7. */
-    private static void retryCountSevenRetriesForever(TestFabric fabric, Context a, Context b) throws InterruptedException {
+        LINKS_RUN.add(fabric.link());
         QpPair pair = QpPair.builder(QpType.RC).retryCnt(7).timeout(12).connect(a, b);
         pair.a().qp().postSend(SendWr.rdmaWrite(1, pair.a().mr(), 0, 64, pair.a().peerAddress(), pair.a().peerRkey()));
 
@@ -139,6 +116,40 @@ class FaultsAndProfilesTest {
         assertThat(pair.a().qp()).isInState(QpState.RTS);
         assertThat(pair.a().cq().poll()).isEmpty();
         assertThat(fabric.node(0).rnic().counter(RnicCounter.RETRANSMITTED_PACKETS)).isGreaterThan(20);
+    }
+
+    @Test
+    @DisplayName("the fault and profile rules above have the same outcomes on the UDP link: the injector sits before the "
+            + "sockets, the profile's quirk holds")
+    void theSameRulesHoldOnTheUdpLink() {
+        LINKS_RUN.clear();
+        String saved = System.setProperty(FabricSettings.LINK_PROPERTY, "udp-loopback");
+        Events events;
+        try {
+            events = EngineTestKit.engine("junit-jupiter").selectors(RULES_ON_EVERY_LINK.stream()
+                            .map(name -> DiscoverySelectors.selectMethod(FaultsAndProfilesTest.class, method(name)))
+                            .toArray(DiscoverySelector[]::new))
+                    .execute().testEvents();
+        } finally {
+            if (saved == null) {
+                System.clearProperty(FabricSettings.LINK_PROPERTY);
+            } else {
+                System.setProperty(FabricSettings.LINK_PROPERTY, saved);
+            }
+        }
+        assertThat(events.failed().stream().map(FaultsAndProfilesTest::failure).toList()).isEmpty();
+        assertThat(events.succeeded().count()).isEqualTo(RULES_ON_EVERY_LINK.size());
+        assertThat(LINKS_RUN).hasSize(RULES_ON_EVERY_LINK.size()).containsOnly(Link.UDP_LOOPBACK);
+    }
+
+    private static String failure(Event event) {
+        return event.getTestDescriptor().getDisplayName() + ": " + event.getPayload(TestExecutionResult.class)
+                .flatMap(TestExecutionResult::getThrowable).map(Throwable::toString).orElse("no result");
+    }
+
+    private static Method method(String name) {
+        return Arrays.stream(FaultsAndProfilesTest.class.getDeclaredMethods()).filter(m -> m.getName().equals(name))
+                .findFirst().orElseThrow();
     }
 
     /** Virtual time on the deterministic fabric, the wall clock on the others. */
