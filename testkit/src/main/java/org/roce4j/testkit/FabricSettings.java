@@ -59,10 +59,6 @@ record FabricSettings(int nodes, Mtu mtu, Link link, long seed, boolean seedWasG
         }
         Link link = property(LINK_PROPERTY, Link.class, annotation.link());
         Faults faults = faults(annotation, seed);
-        if (link == Link.UDP_LOOPBACK && !faults.isEmpty()) {
-            throw new ExtensionConfigurationException("@EmulatedFabric: faults cannot be injected on the UDP link "
-                    + "(the kernel carries the frames); use DETERMINISTIC or THREADED");
-        }
         DeviceProfile profile = profile(annotation.profile());
         Capture capture = property(CAPTURE_PROPERTY, Capture.class, annotation.capture());
         Path directory = Path.of(System.getProperty(PCAP_DIR_PROPERTY, DEFAULT_PCAP_DIR));

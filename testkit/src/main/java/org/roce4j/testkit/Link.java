@@ -11,7 +11,9 @@ public enum Link {
     THREADED,
     /**
      * Real RoCEv2 over UDP port 4791 on loopback addresses 127.0.0.2, 127.0.0.3, …, one socket
-     * per node (Linux answers on all of 127.0.0.0/8). Faults cannot be injected on this link.
+     * per node (Linux answers on all of 127.0.0.0/8), each node's RNIC on its own event-loop thread.
+     * Faults are injected before each node's socket by one injector the nodes share, as the nodes of
+     * an in-process fabric do; delays are in real time.
      */
     UDP_LOOPBACK
 }

@@ -16,6 +16,8 @@ import java.util.SplittableRandom;
 
 import org.roce4j.emulator.SoftRnic;
 import org.roce4j.emulator.fabric.Fabric;
+import org.roce4j.emulator.fabric.FaultCounters;
+import org.roce4j.emulator.fabric.FaultInjector;
 import org.roce4j.emulator.fabric.Faults;
 import org.roce4j.emulator.udp.UdpLinkConfig;
 import org.roce4j.emulator.udp.UdpRnic;
@@ -103,6 +105,9 @@ public final class TestFabric {
                 captures.add(file);
                 nodes.add(new RdmaNode(i, tracker.wrap(rnic.device()), ipv4, rnic.rnic(), tracker, cmEvents));
             }
+            if (!settings.faults().isEmpty()) {
+                faults(settings.faults());
+            }
         } catch (IOException | RuntimeException e) {
             udpRnics.forEach(UdpRnic::close);
             throw e;
@@ -174,12 +179,26 @@ public final class TestFabric {
 
     /**
      * Replaces the fault plan from now on. Build it from {@link #seededFaults()} so that it replays
-     * with the test's seed.
+     * with the test's seed. On the UDP link one injector carries it out for every node, before the
+     * node's socket, so that rules count frames across the nodes as on an in-process fabric.
      *
      * @param plan the new plan
      */
     public void faults(Faults plan) {
-        fabric().faults(plan);
+        if (fabric != null) {
+            fabric.faults(plan);
+            return;
+        }
+        FaultInjector injector = plan.newInjector();
+        udpRnics.forEach(rnic -> rnic.faults(injector));
+    }
+
+    /** {@return what the fault plan did so far, on any link: frames dropped, duplicated, corrupted, delayed, reordered} */
+    public FaultCounters faultCounters() {
+        if (fabric != null) {
+            return fabric.faultCounters();
+        }
+        return udpRnics.getFirst().faultCounters(); // every node's link shares one injector
     }
 
     /** {@return an empty fault plan seeded with the test's seed} */

@@ -18,6 +18,9 @@ import org.junit.platform.testkit.engine.EventType;
 import org.junit.platform.testkit.engine.Events;
 import org.roce4j.verbs.CompChannel;
 import org.roce4j.emulator.DeviceProfile;
+import org.roce4j.emulator.fabric.FrameClass;
+import org.roce4j.emulator.fabric.FrameMatch;
+import org.roce4j.emulator.fabric.Faults;
 import org.roce4j.verbs.Context;
 import org.roce4j.verbs.Cq;
 import org.roce4j.verbs.Pd;
@@ -190,6 +193,38 @@ class ExtensionBehaviourTest {
         assertThat(failureOf(replay).getMessage()).isEqualTo(failure.getMessage());
         assertThat(report(replay)).isEqualTo(report);
         assertThat(Files.readAllBytes(pcap)).isEqualTo(firstCapture);
+    }
+
+    /** Loses every request on the UDP link: the WRITE runs out of its one retry, whatever the seed. */
+    public static final class LoseEveryRequest implements FaultSchedule {
+        @Override
+        public Faults addTo(Faults plan) {
+            return plan.drop(1.0, FrameMatch.only(FrameClass.REQUESTS));
+        }
+    }
+
+    @EmulatedFabric(link = Link.UDP_LOOPBACK, faults = LoseEveryRequest.class, seed = 21)
+    static class FailsUnderLossOnUdp {
+        @Test
+        void aWriteSucceedsWithOneRetry(Context a, Context b) {
+            QpPair pair = QpPair.builder(QpType.RC).retryCnt(1).timeout(8).connect(a, b);
+            pair.a().qp().postSend(SendWr.rdmaWrite(1, pair.a().mr(), 0, 64, pair.a().peerAddress(), pair.a().peerRkey()));
+            RoceAssertions.assertThat(pair.a().cq()).hasCompletions(WcStatus.SUCCESS);
+        }
+    }
+
+    @Test
+    @DisplayName("on the UDP link a failure under a fault plan reports the seed, the plan, the captures and the last frames, "
+            + "a dropped request among them as sent")
+    void aFailureOnTheUdpLinkReportsTheSeedThePlanAndTheFramesAsSent() {
+        Events events = run(FailsUnderLossOnUdp.class, "aWriteSucceedsWithOneRetry", Map.of());
+        events.assertStatistics(s -> s.failed(1));
+        String report = report(events);
+        Path pcap = Path.of("target/roce4j-pcaps/ExtensionBehaviourTest$FailsUnderLossOnUdp/aWriteSucceedsWithOneRetry.pcap");
+        assertThat(report).contains("seed: 21  (replay: -Droce4j.seed=21)", "fabric: 2 nodes, UDP_LOOPBACK",
+                "faults, seed 21:", "rule 1: drop", "pcap: " + pcap.toAbsolutePath(),
+                " at 127.0.0.3 (rxe1) (roce4j decode):", "127.0.0.2 → 127.0.0.3 RC RDMA Write Only");
+        assertThat(failureOf(events).getMessage()).contains("IBV_WC_RETRY_EXC_ERR");
     }
 
     @EmulatedFabric

@@ -35,6 +35,9 @@ import org.roce4j.wire.MacAddress;
  * transmit. A call to {@code step}/{@code runUntilIdle}/{@code runFor} from inside an agent or
  * receiver does nothing (returns false/0): the loop already running will do the work, and
  * recursing into delivery would break the delivery order.
+ * A deterministic fabric is meant to be driven by one thread: the first that runs it; when
+ * another thread runs it too (an application's second poller), a warning naming that thread is
+ * logged once ({@link DrivingThread}).
  *
  * <h2>Nothing is lost, nothing throws out</h2>
  * Bad frames are dropped and counted ({@link #counters()}); exceptions from agents and receivers
@@ -64,6 +67,8 @@ public final class Fabric implements AutoCloseable {
     private final EventLoop eventLoop;
     /** The installed fault plan's filter, or null. */
     private FaultInjector faults;
+    /** Deterministic mode: who runs the fabric, to warn when a second thread does. Under the lock. */
+    private final DrivingThread drivingThread = new DrivingThread();
 
     private long linkDelayNanos = DEFAULT_LINK_DELAY.toNanos();
     private int maxStepsPerRun = DEFAULT_MAX_STEPS_PER_RUN;
@@ -489,6 +494,7 @@ public final class Fabric implements AutoCloseable {
             if (dispatching || closed) {
                 return 0;
             }
+            drivingThread.running(Thread.currentThread());
             long start = virtualClock.nanoTime();
             int steps = 0;
             dispatching = true;

@@ -10,6 +10,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.function.Supplier;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -69,6 +71,8 @@ final class UdpLink implements ExternalLink, AutoCloseable {
     private final LinkAddresses addresses;
     private final UdpLinkConfig config;
     private final Clock clock;
+    /** Runs a task under the RNIC's fabric lock: a held-back frame is sent from the event loop. */
+    private final Consumer<Runnable> underFabricLock;
     private final boolean epoll;
     private final EventLoopGroup group;
     /** The sockets bound so far; replaced whole when a late address binds (read without a lock by transmit). */
@@ -106,10 +110,11 @@ final class UdpLink implements ExternalLink, AutoCloseable {
     private static final long LATE_BIND_MILLIS = 30_000;
     private static final long LATE_BIND_INTERVAL_MILLIS = 250;
 
-    UdpLink(LinkAddresses addresses, UdpLinkConfig config, Clock clock) {
+    UdpLink(LinkAddresses addresses, UdpLinkConfig config, Clock clock, Consumer<Runnable> underFabricLock) {
         this.addresses = addresses;
         this.config = config;
         this.clock = clock;
+        this.underFabricLock = underFabricLock;
         this.tap = new PcapTap(config.tapMaxBytes(), config.tapValidFramesOnly());
         this.epoll = config.epoll() && Epoll.isAvailable();
         IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
@@ -285,31 +290,70 @@ final class UdpLink implements ExternalLink, AutoCloseable {
     public void transmit(byte[] frame, int offset, int length) {
         FaultInjector injector = faults;
         List<String> marks = tap.isOpen() ? retransmissions.onSent(frame, offset, length) : List.of();
+        if (injector == null || offset != 0) {
+            send(frame, offset, length, marks);
+            return;
+        }
+        long now = clock.nanoTime();
+        long due;
+        boolean twice;
         List<String> notes = marks;
-        if (injector != null && offset == 0) {
-            long now = clock.nanoTime();
-            if (injector.deliveryTimeNanos(frame, length, now, now) == FrameFilter.DROP) {
-                if (tap.isOpen() && sentHeaders.locateFrameHeaders(frame, offset, length)) {
-                    // Captured as sent, as the fabric's tap does; pcapng says it was dropped.
-                    tapSent(frame, offset, length, sentHeaders, RetransmissionMarks.join(marks, injector.lastFrameFaults()));
-                }
-                return;
+        List<String> duplicateNotes = marks;
+        // One injector may serve several devices, each calling under its own fabric lock (the testkit's
+        // UDP nodes share one, as the nodes of an in-process fabric share its injector): its rules count
+        // frames and draw from their randoms one frame at a time, in the order the frames reach it.
+        synchronized (injector) {
+            due = injector.deliveryTimeNanos(frame, length, now, now);
+            twice = due != FrameFilter.DROP && injector.duplicateDeliveryTimeNanos(frame, length, now, due) != FrameFilter.DROP;
+            if (tap.isOpen()) {
+                notes = RetransmissionMarks.join(marks, injector.lastFrameFaults());
+                duplicateNotes = twice ? RetransmissionMarks.join(marks, injector.lastDuplicateFaults()) : notes;
             }
-            boolean twice = injector.duplicateDeliveryTimeNanos(frame, length, now, now) != FrameFilter.DROP;
-            notes = tap.isOpen() ? RetransmissionMarks.join(marks, injector.lastFrameFaults()) : notes;
-            if (twice) {
-                send(frame, offset, length,
-                        tap.isOpen() ? RetransmissionMarks.join(marks, injector.lastDuplicateFaults()) : notes);
+        }
+        if (due == FrameFilter.DROP) {
+            if (tap.isOpen() && sentHeaders.locateFrameHeaders(frame, offset, length)) {
+                // Captured as sent, as the fabric's tap does; pcapng says it was dropped.
+                tapSent(frame, offset, length, sentHeaders, notes);
             }
+            return;
+        }
+        if (due > now) {
+            sendLater(Arrays.copyOf(frame, length), due - now, notes, twice ? duplicateNotes : null);
+            return;
+        }
+        if (twice) {
+            send(frame, offset, length, duplicateNotes);
         }
         send(frame, offset, length, notes);
     }
 
     /**
-     * Applies {@code plan} to every frame sent from now on, as netem on the sending interface
-     * would: drop, duplicate (sent twice) and corrupt (a byte under the ICRC changed before
-     * sending). Delay and reorder rules are decided but not carried out — a frame leaves when it
-     * is sent. Under the fabric lock; null removes the plan.
+     * A delay or reorder rule held the frame back: it leaves that much later in real time, from the
+     * link's event loop and under the fabric lock (which guards what {@link #send} uses), so frames
+     * sent meanwhile overtake it, as on the in-process fabric. The wait is as precise as Netty's
+     * scheduler (tens of µs on a loaded host), not the nanosecond of virtual time; the capture
+     * stamps the frame when it leaves.
+     *
+     * @param duplicateNotes the second copy's notes, or null for no copy
+     */
+    private void sendLater(byte[] frame, long nanos, List<String> notes, List<String> duplicateNotes) {
+        try {
+            group.schedule(() -> underFabricLock.accept(() -> {
+                if (duplicateNotes != null) {
+                    send(frame, 0, frame.length, duplicateNotes);
+                }
+                send(frame, 0, frame.length, notes);
+            }), nanos, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException closing) {
+            noSocketDrops.incrementAndGet(); // the link is closing: the socket is gone
+        }
+    }
+
+    /**
+     * Applies {@code injector}'s plan to every frame sent from now on, as netem on the sending
+     * interface would: drop, duplicate (sent twice), corrupt (a byte under the ICRC changed before
+     * sending), delay and reorder (sent that much later, in real time). The injector may be shared
+     * with other links (see {@link #transmit}). Under the fabric lock; null removes the plan.
      */
     void faults(FaultInjector injector) {
         faults = injector;
@@ -317,7 +361,12 @@ final class UdpLink implements ExternalLink, AutoCloseable {
 
     FaultCounters faultCounters() {
         FaultInjector injector = faults;
-        return injector == null ? FaultCounters.NONE : injector.counters();
+        if (injector == null) {
+            return FaultCounters.NONE;
+        }
+        synchronized (injector) {
+            return injector.counters();
+        }
     }
 
     /** @param faults what the fault plan did to the frame, for the tap's comments */

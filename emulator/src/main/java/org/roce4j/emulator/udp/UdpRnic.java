@@ -88,7 +88,7 @@ public final class UdpRnic implements AutoCloseable {
         DeviceOptions options = query < 0 ? DeviceOptions.DEFAULT : DeviceOptions.parse(spec.substring(query + 1));
         LinkAddresses addresses = LinkAddresses.resolve(query < 0 ? spec : spec.substring(0, query));
         Fabric fabric = Fabric.threaded();
-        UdpLink link = new UdpLink(addresses, config, fabric.clock());
+        UdpLink link = new UdpLink(addresses, config, fabric.clock(), fabric::locked);
         SoftRnic rnic;
         try {
             SoftRnic.Builder builder = options.applyTo(SoftRnic.builder(fabric));
@@ -158,11 +158,21 @@ public final class UdpRnic implements AutoCloseable {
     /**
      * Injects faults into every frame this device sends from now on, like {@code tc qdisc … netem}
      * on its interface, from a seeded {@link Faults} plan: drop, duplicate and corrupt rules are
-     * carried out; delay and reorder rules are not (a UDP link sends a frame when it is sent).
-     * {@code null} removes the plan. Counters: {@link #faultCounters()}.
+     * carried out before the socket; delay and reorder rules hold the frame back in real time (the
+     * event loop sends it that much later). {@code null} removes the plan. Counters:
+     * {@link #faultCounters()}.
      */
     public void faults(Faults plan) {
-        FaultInjector injector = plan == null ? null : plan.newInjector();
+        faults(plan == null ? null : plan.newInjector());
+    }
+
+    /**
+     * As {@link #faults(Faults)} with an injector that other devices may share: they then carry
+     * out one plan as the nodes of one in-process fabric do — the rules count frames, and draw
+     * from the seed, across all of them, in the order their frames reach the injector (which over
+     * real threads is the order the scheduler gives). {@code null} removes the plan.
+     */
+    public void faults(FaultInjector injector) {
         fabric.locked(() -> link.faults(injector));
     }
 

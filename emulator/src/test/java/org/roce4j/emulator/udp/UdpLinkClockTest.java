@@ -29,7 +29,7 @@ class UdpLinkClockTest {
         Path pcap = dir.resolve("clock.pcap");
         CountDownLatch received = new CountDownLatch(1);
         UdpLink link = new UdpLink(LinkAddresses.resolve("127.0.20.1"), UdpLinkConfig.DEFAULT,
-                new VirtualClock(INJECTED_NANOS));
+                new VirtualClock(INJECTED_NANOS), Runnable::run);
         try (link) {
             link.attached((buffer, ipOffset, bthOffset, end, icrc) -> received.countDown());
             link.tap(pcap);
