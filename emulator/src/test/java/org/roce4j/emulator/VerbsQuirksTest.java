@@ -17,6 +17,10 @@ import org.roce4j.verbs.Cq;
 import org.roce4j.verbs.Errno;
 import org.roce4j.verbs.Mr;
 import org.roce4j.verbs.Mtu;
+import org.roce4j.verbs.Mw;
+import org.roce4j.verbs.MwBind;
+import org.roce4j.verbs.MwBindInfo;
+import org.roce4j.verbs.MwType;
 import org.roce4j.verbs.Qp;
 import org.roce4j.verbs.QpAttr;
 import org.roce4j.verbs.QpAttrMask;
@@ -25,6 +29,7 @@ import org.roce4j.verbs.QpInitAttr;
 import org.roce4j.verbs.QpState;
 import org.roce4j.verbs.QpType;
 import org.roce4j.verbs.RecvWr;
+import org.roce4j.verbs.SendFlag;
 import org.roce4j.verbs.SendWr;
 import org.roce4j.verbs.VerbsException;
 import org.roce4j.verbs.WcStatus;
@@ -144,6 +149,26 @@ class VerbsQuirksTest {
         }
     }
 
+
+    @OnEveryProfile
+    @DisplayName("IBV_ACCESS_ZERO_BASED is a window's right: ibv_reg_mr with it is EOPNOTSUPP (rxe_reg_user_mr, 6.4 on); "
+            + "kernel 6.1 registers the region, and a window bound to it completes MW_BIND_ERR (rxe_check_bind_mw)")
+    void zeroBasedRegionsRegisteredOnRxe61(DeviceProfile profile) {
+        try (TwoNodes nodes = new TwoNodes(Fabric.deterministic(), profile)) {
+            EnumSet<AccessFlag> zeroBased = EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.MW_BIND, AccessFlag.ZERO_BASED);
+            if (profile != DeviceProfile.RXE_6_1) {
+                assertThatThrownBy(() -> nodes.b.pd.regMr(nodes.b.memory.asSlice(0, 4096), zeroBased))
+                        .isInstanceOfSatisfying(VerbsException.class, e -> assertThat(e.errno()).isEqualTo(Errno.EOPNOTSUPP));
+                return;
+            }
+            Mr region = nodes.b.pd.regMr(nodes.b.memory.asSlice(0, 4096), zeroBased);
+            Qp qp = nodes.connectedPair(QpType.RC, Mtu.MTU_1024)[1];
+            Mw mw = nodes.b.pd.allocMw(MwType.TYPE_1);
+            qp.bindMw(mw, new MwBind(7, SendFlag.SIGNALED.bit(),
+                    new MwBindInfo(region, region.address(), 1024, EnumSet.of(AccessFlag.REMOTE_READ))));
+            assertThat(nodes.b.pollAll()).extracting(WorkCompletion::status).containsExactly(WcStatus.MW_BIND_ERR);
+        }
+    }
     private static void moveTo(Qp qp, QpState state) {
         qp.modify(new QpAttr().qpState(state), EnumSet.of(QpAttrMask.STATE));
     }
