@@ -14,6 +14,7 @@ import org.roce4j.verbs.Device;
 import org.roce4j.verbs.Gid;
 import org.roce4j.verbs.Mr;
 import org.roce4j.verbs.Mtu;
+import org.roce4j.verbs.NumberText;
 import org.roce4j.verbs.Pd;
 import org.roce4j.verbs.Qp;
 import org.roce4j.verbs.QpBringUp;
@@ -88,8 +89,8 @@ final class DemoScenario {
                  Qp qpA = pdA.createQp(QpInitAttr.of(QpType.RC, cqA, QpCap.of(16, 16)));
                  Qp qpB = pdB.createQp(QpInitAttr.of(QpType.RC, cqB, QpCap.of(16, 16)))) {
                 connect(qpA, qpB, contextA.queryGid(PORT, GID_INDEX), contextB.queryGid(PORT, GID_INDEX));
-                out.printf("RC QP %d on %s <-> QP %d on %s, path MTU %d%n%n", qpA.qpNum(), deviceA.name(),
-                        qpB.qpNum(), deviceB.name(), mtu.bytes());
+                out.printf("RC QP %s on %s <-> QP %s on %s, path MTU %d%n%n", NumberText.qpn(qpA.qpNum()), deviceA.name(),
+                        NumberText.qpn(qpB.qpNum()), deviceB.name(), mtu.bytes());
                 Side a = new Side("A", qpA, cqA, mrA, memoryA);
                 Side b = new Side("B", qpB, cqB, mrB, memoryB);
                 send(a, b);

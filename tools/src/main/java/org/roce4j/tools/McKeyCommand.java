@@ -21,44 +21,23 @@ import picocli.CommandLine.ParameterException;
 @Command(name = "mckey", sortOptions = false,
         description = {"Like librdmacm's mckey: joins a multicast group with the RDMA connection manager "
             + "(rdma_join_multicast) and sends UD messages to it (-s) or receives them, so either side can be the C tool.", ""})
-final class McKeyCommand extends PeerCommand implements Callable<Integer> {
-    @Option(names = "-m", paramLabel = "multicast_address", required = true, description = "the group to join")
+final class McKeyCommand extends CmatestCommand implements Callable<Integer> {
+    @Option(names = "-m", order = 1, paramLabel = "multicast_address", required = true, description = "the group to join")
     String groupAddress;
 
-    @Option(names = "-s", description = "send to the group (without it: receive)")
+    @Option(names = "-s", order = 2, description = "send to the group (without it: receive)")
     boolean sender;
 
-    @Option(names = "-b", paramLabel = "bind_address", description = "bind to this address")
-    String bindAddress;
-
-    @Option(names = "-c", paramLabel = "connections", defaultValue = "1", description = "ids that join (default ${DEFAULT-VALUE})")
+    @Option(names = "-c", order = 4, paramLabel = "connections", defaultValue = "1",
+            description = "ids that join (default ${DEFAULT-VALUE})")
     int connections;
 
-    @Option(names = "-C", paramLabel = "message_count", defaultValue = "10", description = "messages (default ${DEFAULT-VALUE})")
-    int messageCount;
-
-    @Option(names = "-S", paramLabel = "message_size", defaultValue = "100", description = "message size (default ${DEFAULT-VALUE})")
-    int messageSize;
-
-    @Option(names = "-p", paramLabel = "port_space", converter = PingpongCommand.CNumber.class, defaultValue = "0x111",
-            description = "port space: 0x111 for UDP (default), 0x2 for IPOIB")
-    int portSpace;
-
-    @Option(names = "-o", description = "join as a send-only full member")
+    @Option(names = "-o", order = 8, description = "join as a send-only full member")
     boolean sendOnly;
 
-    @Option(names = "--settle", paramLabel = "MS", defaultValue = "3000",
+    @Option(names = "--settle", order = 9, paramLabel = "MS", defaultValue = "3000",
             description = "roce4j only: the pause after joining, in milliseconds (mckey's is ${DEFAULT-VALUE})")
     long settleMillis;
-
-    @Option(names = {"-d", "--device"}, paramLabel = "DEV",
-            description = "roce4j only: emu:ADDRESS makes an emulated RNIC speaking RoCEv2 over UDP on that address; "
-                + "NAME checks that the address belongs to device NAME (without it, the device is the one that owns "
-                + "the address, as librdmacm picks it)")
-    String device;
-
-    @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help and exit")
-    boolean help;
 
     @Override
     public Integer call() {
@@ -69,26 +48,19 @@ final class McKeyCommand extends PeerCommand implements Callable<Integer> {
         if (connections < 1 || messageCount < 0 || messageSize < 0 || settleMillis < 0) {
             throw new ParameterException(spec.commandLine(), "-c must be 1 or more, -C, -S and --settle 0 or more");
         }
-        var out = spec.commandLine().getOut();
         InetAddress group;
-        InetAddress bind = null;
+        InetAddress bind;
         try {
             group = InetAddress.getByName(groupAddress);
-            if (bindAddress != null) {
-                bind = InetAddress.getByName(bindAddress);
-            }
+            bind = addressOrNull(bindAddress);
         } catch (UnknownHostException e) {
             // get_addr's failure: getaddrinfo's message, and run() returns EAI_NONAME (-2)
-            out.println(sender ? "mckey: starting client" : "mckey: starting server");
-            out.println("getaddrinfo failed (Name or service not known) - invalid hostname or IP address");
-            out.println("test complete");
-            out.println("return status -2");
-            out.flush();
-            return -2 & 0xFF;
+            return unknownHost(sender ? "mckey: starting client" : "mckey: starting server",
+                    "getaddrinfo failed (Name or service not known) - invalid hostname or IP address");
         }
         McKey.Options options = new McKey.Options(group, bind, sender, connections, messageCount, messageSize, space,
                 sendOnly, Duration.ofMillis(settleMillis), device);
-        return new McKey(options, out, spec.commandLine().getErr(), environment.connectionManagers(),
-                environment.listening()).run();
+        return new McKey(options, spec.commandLine().getOut(), spec.commandLine().getErr(),
+                environment.connectionManagers(), environment.listening()).run();
     }
 }

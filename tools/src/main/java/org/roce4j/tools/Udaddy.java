@@ -1,25 +1,19 @@
 package org.roce4j.tools;
 
 import java.io.PrintWriter;
-import java.lang.foreign.Arena;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.time.Duration;
 import java.util.EnumSet;
-import java.util.Optional;
 import java.util.function.IntConsumer;
 
 import org.roce4j.cm.CmEvent;
 import org.roce4j.cm.CmId;
 import org.roce4j.cm.ConnParam;
-import org.roce4j.cm.EventChannel;
 import org.roce4j.cm.PortSpace;
 import org.roce4j.cm.UdParam;
 import org.roce4j.verbs.Context;
 import org.roce4j.verbs.Errno;
 import org.roce4j.verbs.QpAttrMask;
-import org.roce4j.verbs.SendWr;
-import org.roce4j.verbs.VerbsException;
 import org.roce4j.verbs.WorkCompletion;
 
 /**
@@ -30,7 +24,7 @@ import org.roce4j.verbs.WorkCompletion;
  * the first receive's GRH ({@code ibv_create_ah_from_wc}). Single-threaded, as udaddy is; the same
  * lines on stdout and its return status as the exit code.
  */
-final class Udaddy {
+final class Udaddy extends CmatestRun {
     /**
      * udaddy's options: {@code -s} server address (this side is the client), {@code -b} bind address,
      * {@code -c} connections, {@code -C} message count, {@code -S} message size, {@code -p} port space;
@@ -40,75 +34,30 @@ final class Udaddy {
                    PortSpace portSpace, int port, String device) {
     }
 
-    private static final Duration RESOLVE_TIMEOUT = Duration.ofMillis(2000);
-    private static final Duration EVENT_SLICE = Duration.ofMillis(100);
-
     private final Options options;
-    private final PrintWriter out;
-    private final PrintWriter err;
-    private final CmDevices devices;
     private final IntConsumer listening;
-    private final CmatestNode[] nodes;
-    private int messageCount;
     private int connIndex;
-    private int connectsLeft;
-    private EventChannel channel;
-    private CmDevices.Selection selection;
-    private final Arena arena = Arena.ofShared();
 
     Udaddy(Options options, PrintWriter out, PrintWriter err, CmDevices devices, IntConsumer listening) {
+        super("udaddy", options.connections(), options.messageCount(), options.messageSize(), options.device(), out, err,
+                devices);
         this.options = options;
-        this.out = out;
-        this.err = err;
-        this.devices = devices;
         this.listening = listening;
-        this.nodes = new CmatestNode[options.connections()];
-        this.messageCount = options.messageCount();
     }
 
-    /** Runs udaddy; returns its exit code (main's {@code return ret}, as the shell sees it). */
-    int run() {
-        connectsLeft = options.connections();
-        CmDevices.Opened opened = devices.openOrReport(options.device(), err);
-        if (opened == null) {
-            return 1;
-        }
-        int ret;
-        try (opened; arena) {
-            channel = opened.channel();
-            selection = opened.selection();
-            for (int i = 0; i < nodes.length; i++) {
-                nodes[i] = new CmatestNode(i);
-                if (options.server() != null) {
-                    try {
-                        nodes[i].cmaId = channel.createId(options.portSpace(), nodes[i]);
-                    } catch (RuntimeException e) {
-                        return 1; // alloc_nodes failed: exit(1)
-                    }
-                }
-            }
-            ret = options.server() != null ? runClient() : runServer();
-            out.println("test complete");
-            for (CmatestNode node : nodes) {
-                node.destroy();
-            }
-        }
-        out.printf("return status %d%n", ret);
-        out.flush();
-        return ret & 0xFF;
+    @Override
+    boolean createsIds() {
+        return options.server() != null;
     }
 
-    private CmatestNode nodeOf(CmId id) {
-        return id.context() instanceof CmatestNode node ? node : null;
+    @Override
+    PortSpace portSpace() {
+        return options.portSpace();
     }
 
-    /** init_node; create_message's {@code message_count = 0} for messages of 0 bytes. */
-    private int initNode(CmatestNode node) {
-        int ret = node.initNode("udaddy", messageCount, options.messageSize(), arena, out, err);
-        if (options.messageSize() == 0) {
-            messageCount = 0;
-        }
-        return ret;
+    @Override
+    int runRole() {
+        return options.server() != null ? runClient() : runServer();
     }
 
     // post_sends: SEND with immediate, the immediate being this QP's number
@@ -116,22 +65,7 @@ final class Udaddy {
         if (!node.connected || messageCount == 0) {
             return 0;
         }
-        int qpNum = node.cmaId.qp().orElseThrow().qpNum();
-        SendWr wr = SendWr.sendWithImm(node.id, node.mr, 0, options.messageSize(), qpNum)
-                .signaled(signaled).ud(node.ah, node.remoteQpn, node.remoteQkey);
-        for (int i = 0; i < messageCount; i++) {
-            try {
-                node.cmaId.qp().orElseThrow().postSend(wr);
-            } catch (VerbsException e) {
-                out.printf("failed to post sends: %d%n", e.errno().number());
-                return e.errno().number();
-            }
-        }
-        return 0;
-    }
-
-    private void connectError() {
-        connectsLeft--;
+        return postSends(node, signaled, false);
     }
 
     // addr_handler
@@ -146,21 +80,9 @@ final class Udaddy {
         }
     }
 
-    /** What route_handler and connect_handler both do first: verify_test_params, init_node, post_recvs (and -d NAME's check). */
-    private int prepareNode(CmatestNode node) {
-        int ret = deviceCheck(node.cmaId);
-        if (ret == 0) {
-            ret = node.verifyTestParams("udaddy", messageCount, options.messageSize(), out);
-        }
-        if (ret == 0) {
-            ret = initNode(node);
-        }
-        return ret == 0 ? node.postRecvs(messageCount, options.messageSize(), out) : ret;
-    }
-
     // route_handler
     private int routeHandler(CmatestNode node) {
-        int ret = prepareNode(node);
+        int ret = prepareNode(node, true);
         if (ret == 0) {
             try {
                 node.cmaId.connect(new ConnParam(null, 0, 0, 0, 0, 0, false, 0)); // memset(&conn_param, 0)
@@ -182,7 +104,7 @@ final class Udaddy {
         } else {
             CmatestNode node = nodes[connIndex++];
             node.cmaId = cmaId;
-            ret = prepareNode(node);
+            ret = prepareNode(node, true);
             if (ret == 0) {
                 int qpNum = cmaId.qp().orElseThrow().qpNum();
                 try {
@@ -207,13 +129,6 @@ final class Udaddy {
         return ret;
     }
 
-    /** {@code -d NAME}: the id's device must be NAME; otherwise a line saying whose address it is, and -1. */
-    private int deviceCheck(CmId id) {
-        Optional<String> mismatch = selection.mismatch(id);
-        mismatch.ifPresent(out::println);
-        return mismatch.isPresent() ? -1 : 0;
-    }
-
     // resolved_handler: the SIDR reply's QPN, Q_Key and address vector
     private int resolvedHandler(CmatestNode node, CmEvent event) {
         UdParam ud = event.ud().orElse(null);
@@ -222,22 +137,11 @@ final class Udaddy {
             connectError();
             return -1;
         }
-        node.remoteQpn = ud.qpNum();
-        node.remoteQkey = ud.qkey();
-        try {
-            node.ah = node.pd.createAh(ud.ahAttr());
-        } catch (RuntimeException e) {
-            out.println("udaddy: failure creating address handle");
-            connectError();
-            return -1;
-        }
-        node.connected = true;
-        connectsLeft--;
-        return 0;
+        return reach(node, ud);
     }
 
-    // cma_handler
-    private int cmaHandler(CmEvent event) {
+    @Override
+    int cmaHandler(CmEvent event) {
         CmId id = event.id();
         return switch (event.type()) {
             case ADDR_RESOLVED -> addrHandler(nodeOf(id));
@@ -266,53 +170,14 @@ final class Udaddy {
         }
     }
 
-    // poll_cqs: busy polling, as udaddy does, until message_count completions per connected node
-    private int pollCqs() {
-        WorkCompletion[] wc = new WorkCompletion[8];
-        for (CmatestNode node : nodes) {
-            if (!node.connected) {
-                continue;
-            }
-            for (int done = 0; done < messageCount; ) {
-                if (Thread.currentThread().isInterrupted()) {
-                    out.println("udaddy: failed polling CQ: interrupted");
-                    return -1;
-                }
-                int ret;
-                try {
-                    ret = node.cq.poll(wc);
-                } catch (RuntimeException e) {
-                    out.printf("udaddy: failed polling CQ: %d%n", -1);
-                    return -1;
-                }
-                if (ret > 0 && node.ah == null && createReplyAh(node, wc[0]) != 0) {
-                    out.println("udaddy: failed to create reply AH");
-                    return -1;
-                }
-                if (ret == 0) {
-                    Thread.onSpinWait();
-                }
-                done += ret;
-            }
+    /** poll_cqs' step of udaddy's: the first receive gives the way back. */
+    @Override
+    int received(CmatestNode node, WorkCompletion[] wc, int count) {
+        if (count > 0 && node.ah == null && createReplyAh(node, wc[0]) != 0) {
+            out.println("udaddy: failed to create reply AH");
+            return -1;
         }
         return 0;
-    }
-
-    // connect_events: rdma_get_cm_event blocks; here in slices, so that an interrupt ends the wait
-    private int connectEvents() {
-        int ret = 0;
-        while (connectsLeft > 0 && ret == 0) {
-            if (Thread.currentThread().isInterrupted()) {
-                return -1;
-            }
-            Optional<CmEvent> next = channel.getEvent(EVENT_SLICE);
-            if (next.isPresent()) {
-                try (CmEvent event = next.get()) {
-                    ret = cmaHandler(event);
-                }
-            }
-        }
-        return ret;
     }
 
     // run_server
@@ -378,12 +243,7 @@ final class Udaddy {
         InetSocketAddress destination = new InetSocketAddress(options.server(), options.port());
         out.println("udaddy: connecting");
         for (CmatestNode node : nodes) {
-            try {
-                node.cmaId.resolveAddr(source, destination, RESOLVE_TIMEOUT);
-            } catch (RuntimeException e) {
-                out.flush();
-                err.println(Rping.perror("udaddy: failure getting addr", e));
-                connectError();
+            if (resolveAddr(node, source, destination, "udaddy: failure getting addr") != 0) {
                 return -1;
             }
         }

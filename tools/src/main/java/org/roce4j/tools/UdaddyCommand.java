@@ -19,41 +19,21 @@ import picocli.CommandLine.ParameterException;
 @Command(name = "udaddy", sortOptions = false,
         description = {"Like librdmacm's udaddy: resolves UD peers with the RDMA connection manager (UDP port space, "
             + "SIDR), then sends UD messages with immediate data both ways, so either side can be the C tool.", ""})
-final class UdaddyCommand extends PeerCommand implements Callable<Integer> {
-    @Option(names = "-s", paramLabel = "server_address", description = "connect to the server at this address (client)")
+final class UdaddyCommand extends CmatestCommand implements Callable<Integer> {
+    @Option(names = "-s", order = 2, paramLabel = "server_address",
+            description = "connect to the server at this address (client)")
     String serverAddress;
 
-    @Option(names = "-b", paramLabel = "bind_address", description = "bind to this address")
-    String bindAddress;
-
-    @Option(names = "-c", paramLabel = "connections", defaultValue = "1", description = "connections (default ${DEFAULT-VALUE})")
+    @Option(names = "-c", order = 4, paramLabel = "connections", defaultValue = "1",
+            description = "connections (default ${DEFAULT-VALUE})")
     int connections;
 
-    @Option(names = "-C", paramLabel = "message_count", defaultValue = "10", description = "messages (default ${DEFAULT-VALUE})")
-    int messageCount;
-
-    @Option(names = "-S", paramLabel = "message_size", defaultValue = "100", description = "message size (default ${DEFAULT-VALUE})")
-    int messageSize;
-
-    @Option(names = "-p", paramLabel = "port_space", converter = PingpongCommand.CNumber.class, defaultValue = "0x111",
-            description = "port space: 0x111 for UDP (default), 0x2 for IPOIB")
-    int portSpace;
-
-    @Option(names = "-P", paramLabel = "port_space", description = "port space: udp or ipoib")
+    @Option(names = "-P", order = 8, paramLabel = "port_space", description = "port space: udp or ipoib")
     String portSpaceName;
 
-    @Option(names = "--port", paramLabel = "PORT", defaultValue = "7174",
+    @Option(names = "--port", order = 9, paramLabel = "PORT", defaultValue = "7174",
             description = "roce4j only: the port (udaddy always uses ${DEFAULT-VALUE}; 0 lets the server take a free one)")
     int port;
-
-    @Option(names = {"-d", "--device"}, paramLabel = "DEV",
-            description = "roce4j only: emu:ADDRESS makes an emulated RNIC speaking RoCEv2 over UDP on that address; "
-                + "NAME checks that the address belongs to device NAME (without it, the device is the one that owns "
-                + "the address, as librdmacm picks it)")
-    String device;
-
-    @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help and exit")
-    boolean help;
 
     @Override
     public Integer call() {
@@ -66,27 +46,18 @@ final class UdaddyCommand extends PeerCommand implements Callable<Integer> {
         if (connections < 1 || messageCount < 0 || messageSize < 0 || port < 0 || port > 65535) {
             throw new ParameterException(spec.commandLine(), "-c must be 1 or more, -C and -S 0 or more, --port 0..65535");
         }
-        var out = spec.commandLine().getOut();
-        InetAddress server = null;
-        InetAddress bind = null;
+        InetAddress server;
+        InetAddress bind;
         try {
-            if (serverAddress != null) {
-                server = InetAddress.getByName(serverAddress);
-            }
-            if (bindAddress != null) {
-                bind = InetAddress.getByName(bindAddress);
-            }
+            server = addressOrNull(serverAddress);
+            bind = addressOrNull(bindAddress);
         } catch (UnknownHostException e) {
             // get_rdma_addr's failure: the run ends with getaddrinfo's EAI_NONAME (-2)
-            out.println(serverAddress != null ? "udaddy: starting client" : "udaddy: starting server");
-            out.println("rdma_getaddrinfo error: Name or service not known");
-            out.println("test complete");
-            out.println("return status -2");
-            out.flush();
-            return -2 & 0xFF;
+            return unknownHost(serverAddress != null ? "udaddy: starting client" : "udaddy: starting server",
+                    "rdma_getaddrinfo error: Name or service not known");
         }
         Udaddy.Options options = new Udaddy.Options(server, bind, connections, messageCount, messageSize, space, port, device);
-        return new Udaddy(options, out, spec.commandLine().getErr(), environment.connectionManagers(),
-                environment.listening()).run();
+        return new Udaddy(options, spec.commandLine().getOut(), spec.commandLine().getErr(),
+                environment.connectionManagers(), environment.listening()).run();
     }
 }

@@ -30,28 +30,28 @@ class DecodeCommandTest {
         assertThat(run.exitCode()).isZero();
         assertThat(run.err()).isEmpty();
         assertThat(run.lines()).hasSize(Opcode.values().length + 6).contains(
-                "1 0.000000000 192.0.2.1 → 192.0.2.2 RC Send First QP=0x000012 PSN=16777208 payload=256 ICRC ok",
-                "7 0.000006000 192.0.2.1 → 192.0.2.2 RC RDMA Write First QP=0x000012 PSN=16777214"
+                "1 0.000000000 192.0.2.1 → 192.0.2.2 RC Send First QP=0x000012 PSN=0xfffff8 payload=256 ICRC ok",
+                "7 0.000006000 192.0.2.1 → 192.0.2.2 RC RDMA Write First QP=0x000012 PSN=0xfffffe"
                         + " RETH(va=0x00007f5200060000 rkey=0x0001062c len=589) payload=256 ICRC ok",
-                "9 0.000008000 192.0.2.1 → 192.0.2.2 RC RDMA Write Last QP=0x000012 PSN=0 payload=77 ICRC ok",
-                "18 0.000017000 192.0.2.2 → 192.0.2.1 RC Acknowledge QP=0x000011 PSN=9"
+                "9 0.000008000 192.0.2.1 → 192.0.2.2 RC RDMA Write Last QP=0x000012 PSN=0x000000 payload=77 ICRC ok",
+                "18 0.000017000 192.0.2.2 → 192.0.2.1 RC Acknowledge QP=0x000011 PSN=0x000009"
                         + " AETH(NAK PSN Sequence Error MSN=1017) ICRC ok",
-                "19 0.000018000 192.0.2.2 → 192.0.2.1 RC Atomic Acknowledge QP=0x000011 PSN=10"
+                "19 0.000018000 192.0.2.2 → 192.0.2.1 RC Atomic Acknowledge QP=0x000011 PSN=0x00000a"
                         + " AETH(ACK credits=12 MSN=1018) AtomicAckETH(orig=0x00000000cafef00d) ICRC ok",
-                "20 0.000019000 192.0.2.1 → 192.0.2.2 RC Compare Swap QP=0x000012 PSN=11 AtomicETH(va=0x00007f5200130000"
+                "20 0.000019000 192.0.2.1 → 192.0.2.2 RC Compare Swap QP=0x000012 PSN=0x00000b AtomicETH(va=0x00007f5200130000"
                         + " rkey=0x0001132c swap=0x00000000deadbeef compare=0x00000000cafef00d) ICRC ok",
-                "21 0.000020000 192.0.2.1 → 192.0.2.2 RC Fetch Add QP=0x000012 PSN=12"
+                "21 0.000020000 192.0.2.1 → 192.0.2.2 RC Fetch Add QP=0x000012 PSN=0x00000c"
                         + " AtomicETH(va=0x00007f5200140000 rkey=0x0001142c add=0x0000000000000010) ICRC ok",
-                "22 0.000021000 192.0.2.1 → 192.0.2.2 RC Send Last Invalidate QP=0x000012 PSN=13"
+                "22 0.000021000 192.0.2.1 → 192.0.2.2 RC Send Last Invalidate QP=0x000012 PSN=0x00000d"
                         + " IETH(rkey=0x0001162c) payload=31 ICRC ok",
-                "55 0.000054000 192.0.2.2 → 192.0.2.1 RD Acknowledge QP=0x000031 PSN=2017 RDETH(EEC=0x000033)"
+                "55 0.000054000 192.0.2.2 → 192.0.2.1 RD Acknowledge QP=0x000031 PSN=0x0007e1 RDETH(EEC=0x000033)"
                         + " AETH(NAK Invalid RD Request MSN=3017) ICRC ok",
-                "62 0.000061000 192.0.2.1 → 192.0.2.2 UD Send Only QP=0x000042 PSN=3000"
+                "62 0.000061000 192.0.2.1 → 192.0.2.2 UD Send Only QP=0x000042 PSN=0x000bb8"
                         + " DETH(qkey=0x11111111 srcQP=0x000041) VLAN=100 payload=42 ICRC ok",
-                "63 0.000062000 192.0.2.1 → 192.0.2.2 UD Send Only Immediate QP=0x000042 PSN=3001"
+                "63 0.000062000 192.0.2.1 → 192.0.2.2 UD Send Only Immediate QP=0x000042 PSN=0x000bb9"
                         + " DETH(qkey=0x11111111 srcQP=0x000041) ImmDt(imm=0xc0de0065) payload=16 ICRC ok",
-                "64 0.000063000 192.0.2.2 → 192.0.2.1 CNP QP=0x000011 PSN=0 BECN ICRC ok",
-                "82 0.000081000 192.0.2.2 → 192.0.2.1 XRC Acknowledge QP=0x000051 PSN=5017"
+                "64 0.000063000 192.0.2.2 → 192.0.2.1 CNP QP=0x000011 PSN=0x000000 BECN ICRC ok",
+                "82 0.000081000 192.0.2.2 → 192.0.2.1 XRC Acknowledge QP=0x000051 PSN=0x001399"
                         + " AETH(RNR NAK timer=14 (1.28 ms) MSN=6017) ICRC ok");
         assertThat(run.lines().subList(Opcode.values().length, run.lines().size())).containsExactly(
                 "frames:                89",
@@ -69,7 +69,7 @@ class DecodeCommandTest {
 
         assertThat(run.exitCode()).isZero();
         assertThat(run.lines()).contains(
-                "18 0.000017000 2001:db8::2 → 2001:db8::1 RC Acknowledge QP=0x000011 PSN=9"
+                "18 0.000017000 2001:db8::2 → 2001:db8::1 RC Acknowledge QP=0x000011 PSN=0x000009"
                         + " AETH(NAK PSN Sequence Error MSN=1017) ICRC ok");
     }
 
@@ -84,14 +84,14 @@ class DecodeCommandTest {
 
         assertThat(run.exitCode()).isZero();
         List<String> lines = run.lines();
-        int at = lines.indexOf("7 0.000006000 192.0.2.1 → 192.0.2.2 RC RDMA Write First QP=0x000012 PSN=16777214"
+        int at = lines.indexOf("7 0.000006000 192.0.2.1 → 192.0.2.2 RC RDMA Write First QP=0x000012 PSN=0xfffffe"
                 + " RETH(va=0x00007f5200060000 rkey=0x0001062c len=589) payload=256 ICRC ok");
         assertThat(at).isNotNegative();
         assertThat(lines.subList(at + 1, at + 12)).containsExactly(
                 "    Ethernet 02:00:00:00:00:01 → 02:00:00:00:00:02 type=0x0800",
                 "    IPv4 192.0.2.1 → 192.0.2.2 DSCP=0 ECN=0 ID=0x0000 DF=1 TTL=64",
                 "    UDP 49169 → 4791 checksum=0x0000",
-                "    BTH opcode=0x06 SE=0 M=0 pad=0 TVer=0 P_Key=0xffff FECN=0 BECN=0 QP=0x000012 A=0 PSN=16777214",
+                "    BTH opcode=0x06 SE=0 M=0 pad=0 TVer=0 P_Key=0xffff FECN=0 BECN=0 QP=0x000012 A=0 PSN=0xfffffe",
                 "    RETH va=0x00007f5200060000 rkey=0x0001062c len=589",
                 "    payload 256 bytes (first 64):",
                 "      0000  52 43 20 52 44 4d 41 20  57 72 69 74 65 20 46 69  RC RDMA Write Fi",
@@ -118,8 +118,8 @@ class DecodeCommandTest {
 
         assertThat(run.exitCode()).isEqualTo(1);
         assertThat(run.lines()).containsExactly(
-                "1 0.000000000 192.0.2.1 → 192.0.2.2 RC Send Only QP=0x000012 PSN=16777212 payload=42 ICRC ok",
-                "2 0.000001000 192.0.2.1 → 192.0.2.2 RC RDMA Write Only QP=0x000012 PSN=2"
+                "1 0.000000000 192.0.2.1 → 192.0.2.2 RC Send Only QP=0x000012 PSN=0xfffffc payload=42 ICRC ok",
+                "2 0.000001000 192.0.2.1 → 192.0.2.2 RC RDMA Write Only QP=0x000012 PSN=0x000002"
                         + " RETH(va=0x00007f52000a0000 rkey=0x00010a2c len=5) payload=5 ICRC BAD",
                 "frames:                2",
                 "RoCE frames:           2",
@@ -167,7 +167,7 @@ class DecodeCommandTest {
                 "1 0.000000000 non-RoCE (ARP: EtherType is neither IPv4 nor IPv6 (EtherType 0x0806))",
                 "2 0.000001000 non-RoCE (TCP: IP protocol is not UDP (protocol 6))",
                 "3 0.000002000 non-RoCE (UDP: UDP destination port is not 4791 (port 53))",
-                "4 0.000003000 192.0.2.2 → 192.0.2.1 RC Acknowledge QP=0x000011 PSN=9"
+                "4 0.000003000 192.0.2.2 → 192.0.2.1 RC Acknowledge QP=0x000011 PSN=0x000009"
                         + " AETH(NAK PSN Sequence Error MSN=1017) ICRC ok",
                 "frames:                4",
                 "RoCE frames:           1",
@@ -213,7 +213,7 @@ class DecodeCommandTest {
 
         assertThat(run.exitCode()).isEqualTo(2);
         assertThat(run.lines()).hasSize(1 + 6).startsWith(
-                "1 0.000000000 192.0.2.1 → 192.0.2.2 RC Send Only QP=0x000012 PSN=16777212 payload=42 ICRC ok",
+                "1 0.000000000 192.0.2.1 → 192.0.2.2 RC Send Only QP=0x000012 PSN=0xfffffc payload=42 ICRC ok",
                 "frames:                1");
         assertThat(run.err().lines().toList()).singleElement(STRING)
                 .startsWith("roce4j decode: " + cut + ": at byte offset ").contains("truncated");

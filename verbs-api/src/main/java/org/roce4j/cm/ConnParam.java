@@ -2,6 +2,8 @@ package org.roce4j.cm;
 
 import java.util.Arrays;
 
+import org.roce4j.verbs.NumberText;
+
 /**
  * What {@link CmId#connect} and {@link CmId#accept} send and a CONNECT_REQUEST / ESTABLISHED event
  * carries: {@code struct rdma_conn_param}. The fields are C's {@code uint8_t}s (the QPN 24 bits);
@@ -113,7 +115,7 @@ public record ConnParam(byte[] privateData, int responderResources, int initiato
     public String toString() {
         return "ConnParam[privateData=" + privateData.length + " B, responderResources=" + responderResources
                 + ", initiatorDepth=" + initiatorDepth + ", flowControl=" + flowControl + ", retryCount=" + retryCount
-                + ", rnrRetryCount=" + rnrRetryCount + ", srq=" + srq + ", qpNum=0x" + Integer.toHexString(qpNum) + "]";
+                + ", rnrRetryCount=" + rnrRetryCount + ", srq=" + srq + ", qpNum=" + NumberText.qpn(qpNum) + "]";
     }
 
     static void check(int value, int max, String field) {

@@ -3,6 +3,7 @@ package org.roce4j.cm;
 import java.util.Arrays;
 import java.util.Objects;
 import org.roce4j.verbs.AhAttr;
+import org.roce4j.verbs.NumberText;
 
 /**
  * What an ESTABLISHED event of a UD id carries (a UD id)
@@ -44,7 +45,7 @@ public record UdParam(byte[] privateData, AhAttr ahAttr, int qpNum, int qkey) {
 
     @Override
     public String toString() {
-        return "UdParam[privateData=" + privateData.length + " B, ahAttr=" + ahAttr + ", qpNum=0x"
-                + Integer.toHexString(qpNum) + ", qkey=0x" + Integer.toHexString(qkey) + "]";
+        return "UdParam[privateData=" + privateData.length + " B, ahAttr=" + ahAttr + ", qpNum="
+                + NumberText.qpn(qpNum) + ", qkey=" + NumberText.key(qkey) + "]";
     }
 }

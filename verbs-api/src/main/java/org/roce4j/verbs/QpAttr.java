@@ -218,8 +218,8 @@ public final class QpAttr {
 
     @Override
     public String toString() {
-        return "QpAttr" + mask + "{state=" + qpState + ", mtu=" + pathMtu + ", dest_qp=" + destQpNum
-                + ", rq_psn=" + rqPsn + ", sq_psn=" + sqPsn + ", qkey=0x" + Integer.toHexString(qkey)
+        return "QpAttr" + mask + "{state=" + qpState + ", mtu=" + pathMtu + ", dest_qp=" + NumberText.qpn(destQpNum)
+                + ", rq_psn=" + NumberText.psn(rqPsn) + ", sq_psn=" + NumberText.psn(sqPsn) + ", qkey=" + NumberText.key(qkey)
                 + ", access=" + qpAccessFlags + ", av=" + ahAttr + "}";
     }
 }

@@ -54,6 +54,12 @@ public record QpBringUp(int portNum, int pkeyIndex, int sgidIndex, int hopLimit,
         public Remote {
             Objects.requireNonNull(gid, "gid");
         }
+
+        /** QPN and PSN as {@link NumberText} prints them. */
+        @Override
+        public String toString() {
+            return "Remote[qpNum=" + NumberText.qpn(qpNum) + ", psn=" + NumberText.psn(psn) + ", gid=" + gid + "]";
+        }
     }
 
     /** Copies the access flags (unmodifiable) and requires a path MTU (NullPointerException). */
@@ -302,6 +308,16 @@ public record QpBringUp(int portNum, int pkeyIndex, int sgidIndex, int hopLimit,
         Draft draft = new Draft(this);
         change.accept(draft);
         return draft.build();
+    }
+
+    /** The record's components, its Q_Key as {@link NumberText} prints keys. */
+    @Override
+    public String toString() {
+        return "QpBringUp[portNum=" + portNum + ", pkeyIndex=" + pkeyIndex + ", sgidIndex=" + sgidIndex + ", hopLimit="
+                + hopLimit + ", sl=" + sl + ", remoteAccess=" + remoteAccess + ", qkey=" + NumberText.key(qkey)
+                + ", pathMtu=" + pathMtu + ", timeout=" + timeout + ", retryCnt=" + retryCnt + ", rnrRetry=" + rnrRetry
+                + ", minRnrTimer=" + minRnrTimer + ", maxRdAtomic=" + maxRdAtomic + ", maxDestRdAtomic="
+                + maxDestRdAtomic + "]";
     }
 
     /** A bring-up's components, open for a wither to change some of them. */

@@ -114,7 +114,7 @@ public final class ScatterGatherList {
             }
             text.append("{addr=0x").append(Long.toHexString(addresses[i]))
                     .append(", length=").append(Integer.toUnsignedString(lengths[i]))
-                    .append(", lkey=0x").append(Integer.toHexString(lkeys[i])).append('}');
+                    .append(", lkey=").append(NumberText.key(lkeys[i])).append('}');
         }
         return text.append(']').toString();
     }

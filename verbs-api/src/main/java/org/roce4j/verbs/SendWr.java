@@ -346,11 +346,11 @@ public final class SendWr {
         return "SendWr{wr_id=" + Long.toUnsignedString(wrId) + ", " + opcode + ", flags=" + flags()
                 + ", sg_list=" + sgList
                 + (opcode.targetsRemoteMemory()
-                        ? ", remote_addr=0x" + Long.toHexString(remoteAddr) + ", rkey=0x" + Integer.toHexString(rkey)
+                        ? ", remote_addr=0x" + Long.toHexString(remoteAddr) + ", rkey=" + NumberText.key(rkey)
                         : "")
-                + (mw != null ? ", mw rkey=0x" + Integer.toHexString(mw.rkey()) + ", rkey=0x"
-                        + Integer.toHexString(bindRkey) + ", " + bindInfo : "")
-                + (ah != null ? ", remote_qpn=" + remoteQpn + ", remote_qkey=0x" + Integer.toHexString(remoteQkey) : "")
+                + (mw != null ? ", mw rkey=" + NumberText.key(mw.rkey()) + ", rkey="
+                        + NumberText.key(bindRkey) + ", " + bindInfo : "")
+                + (ah != null ? ", remote_qpn=" + NumberText.qpn(remoteQpn) + ", remote_qkey=" + NumberText.key(remoteQkey) : "")
                 + "}";
     }
 }

@@ -1,7 +1,6 @@
 package org.roce4j.verbs;
 
 import java.util.EnumSet;
-import java.util.Locale;
 import java.util.Set;
 
 /**
@@ -75,15 +74,15 @@ public record WorkCompletion(
                 .append(" (").append(status.describe()).append(')')
                 .append(" opcode=").append(opcode)
                 .append(" byte_len=").append(Integer.toUnsignedString(byteLen))
-                .append(" qp_num=").append(hexQpn(qpNum));
+                .append(" qp_num=").append(NumberText.qpn(qpNum));
         if (has(WcFlag.WITH_IMM)) {
             text.append(" imm_data=0x").append(Integer.toHexString(immData));
         }
         if (has(WcFlag.WITH_INV)) {
-            text.append(" invalidated_rkey=0x").append(Integer.toHexString(invalidatedRkey));
+            text.append(" invalidated_rkey=").append(NumberText.key(invalidatedRkey));
         }
         if (opcode.isReceive()) {
-            text.append(" src_qp=").append(hexQpn(srcQp));
+            text.append(" src_qp=").append(NumberText.qpn(srcQp));
         }
         if (wcFlags != 0) {
             text.append(" flags=").append(flags());
@@ -92,10 +91,5 @@ public record WorkCompletion(
             text.append(" vendor_err=0x").append(Integer.toHexString(vendorErr));
         }
         return text.toString();
-    }
-
-    /** A 24-bit QP number as rdma-core's tools print it: {@code 0x000011}. */
-    private static String hexQpn(int qpn) {
-        return String.format(Locale.ROOT, "0x%06x", qpn);
     }
 }

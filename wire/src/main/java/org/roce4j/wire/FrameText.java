@@ -25,8 +25,10 @@ import org.roce4j.wire.mad.SidrStatus;
 
 /**
  * RoCE frames as text, the one way roce4j writes them: {@code roce4j decode}'s lines and the
- * testkit's failure reports. QPNs, keys and addresses are hex (QPNs six digits, as 24-bit values);
- * PSNs, MSNs and lengths decimal, as tshark shows them.
+ * testkit's failure reports. QPNs, PSNs, keys and addresses are hex (QPNs and PSNs six digits, as
+ * 24-bit values, the way rdma-core's tools and the verbs-api's {@code NumberText} print them, which
+ * wire cannot see: one face for every roce4j line, issue 21; tshark shows a BTH PSN in decimal); MSNs
+ * and lengths decimal.
  */
 public final class FrameText {
     private static final int GROUPS = 8;
@@ -48,7 +50,7 @@ public final class FrameText {
         StringBuilder line = new StringBuilder()
                 .append(address(frame.ip().source())).append(" → ").append(address(frame.ip().destination()))
                 .append(' ').append(opcode.displayName())
-                .append(format(ROOT, " QP=0x%06x PSN=%d", bth.destQp(), bth.psn()));
+                .append(format(ROOT, " QP=0x%06x PSN=0x%06x", bth.destQp(), bth.psn()));
         for (ExtensionHeader header : packet.headers()) {
             String fields = summaryFields(header, opcode);
             if (fields != null) {
@@ -164,7 +166,7 @@ public final class FrameText {
      * @param bth the header
      */
     public static String bth(Bth bth) {
-        return format(ROOT, "opcode=0x%02x SE=%d M=%d pad=%d TVer=%d P_Key=0x%04x FECN=%d BECN=%d QP=0x%06x A=%d PSN=%d",
+        return format(ROOT, "opcode=0x%02x SE=%d M=%d pad=%d TVer=%d P_Key=0x%04x FECN=%d BECN=%d QP=0x%06x A=%d PSN=0x%06x",
                 bth.opcode().code(), bit(bth.solicitedEvent()), bit(bth.migReq()), bth.padCount(),
                 bth.transportVersion(), bth.pkey(), bit(bth.fecn()), bit(bth.becn()), bth.destQp(),
                 bit(bth.ackReq()), bth.psn());

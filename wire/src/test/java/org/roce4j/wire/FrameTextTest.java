@@ -64,7 +64,7 @@ class FrameTextTest {
     @DisplayName("summary: addresses, opcode, QP, PSN, each header's key fields and the payload length, for IPv4 and IPv6")
     void summaryOfAWrite() {
         assertThat(FrameText.summary(SampleFrames.ipv4Write())).isEqualTo("192.168.77.3 → 192.168.77.2 RC RDMA Write Only"
-                + " QP=0x000011 PSN=1193046 RETH(va=0x00007f0012340000 rkey=0x00001234 len=13) payload=13");
+                + " QP=0x000011 PSN=0x123456 RETH(va=0x00007f0012340000 rkey=0x00001234 len=13) payload=13");
         assertThat(FrameText.summary(SampleFrames.ipv6Write())).startsWith("fe80::3 → fe80::2 RC RDMA Write Only");
     }
 }
