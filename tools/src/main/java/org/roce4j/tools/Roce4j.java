@@ -24,7 +24,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "roce4j",
         description = "RDMA verbs for Java with a software RoCEv2 RNIC: run the demo, decode captures, generate the project's captures, "
                 + "and talk to rdma-core's pingpong examples.",
-        subcommands = {DemoCommand.class, DecodeCommand.class, GeneratePcapsCommand.class,
+        subcommands = {DemoCommand.class, DecodeCommand.class, AnalyzeCommand.class, GeneratePcapsCommand.class,
             PingpongCommand.Rc.class, PingpongCommand.Uc.class, PingpongCommand.Ud.class, PingpongCommand.Srq.class,
             PerftestCommand.WriteLat.class, PerftestCommand.WriteBw.class, PerftestCommand.ReadLat.class,
             PerftestCommand.ReadBw.class, PerftestCommand.SendLat.class, PerftestCommand.SendBw.class,
