@@ -9,10 +9,12 @@ import org.roce4j.wire.Psn;
  */
 final class OutstandingMessage {
     final OperationKind kind;
-    final int firstPsn;
     final long firstSentNanos;
-    final long readVirtualAddress;
-    final long readLength;
+    int firstPsn;
+    long readVirtualAddress;
+    long readLength;
+    /** False while the capture has shown a MIDDLE or LAST of this message but not its FIRST (lost before the capture point). */
+    boolean sawStart = true;
     /** One past the last PSN; -1 while the message's last packet has not been seen. */
     int endPsn = -1;
     /** The RETH length of a WRITE or READ, or for a SEND the payload of its LAST/ONLY packet (-1 until seen). */
@@ -26,6 +28,17 @@ final class OutstandingMessage {
         this.firstSentNanos = firstSentNanos;
         this.readVirtualAddress = readVirtualAddress;
         this.readLength = readLength;
+    }
+
+    /** The FIRST packet arrives late (resent): the message really starts there, with this RETH. */
+    void startsAt(int psn, long virtualAddress, long length) {
+        firstPsn = psn;
+        readVirtualAddress = virtualAddress;
+        readLength = length;
+        if (kind != OperationKind.SEND) {
+            bytes = length;
+        }
+        sawStart = true;
     }
 
     /**

@@ -36,6 +36,7 @@ final class RcFlow {
     private OutstandingMessage sending; // FIRST seen, LAST not yet
     private final ArrayDeque<OutstandingMessage> outstanding = new ArrayDeque<>();
     private int responderExpectedPsn;
+    private int acknowledgedThrough = -1; // the last PSN of the last message acknowledged; -1 before the first
 
     private boolean inGoBack;
     private int goBackNextPsn;
@@ -123,6 +124,7 @@ final class RcFlow {
             sending = new OutstandingMessage(kind, psn, nanos, reth == null ? 0 : reth.virtualAddress(),
                     reth == null ? 0 : reth.dmaLengthUnsigned());
             sending.bytes = kind == OperationKind.SEND ? -1 : sending.readLength;
+            sending.sawStart = position.startsMessage();
             track(sending);
             messagesSent++;
         }
@@ -167,6 +169,10 @@ final class RcFlow {
 
     private void resend(long frame, long nanos, int psn, RocePacket packet) {
         resentPackets++;
+        if (packet.opcode().position().startsMessage() && (acknowledgedThrough < 0 || Psn.isAfter(psn, acknowledgedThrough))
+                && find(psn, packet.opcode().kind()) == null) {
+            adoptLostStart(nanos, psn, packet);
+        }
         if (sending != null && sending.contains(psn) && packet.opcode().position().endsMessage()) {
             sending.endPsn = Psn.next(psn); // the first LAST the capture shows is a resent one
             if (sending.kind == OperationKind.SEND) {
@@ -188,6 +194,42 @@ final class RcFlow {
                 }
             }
         }
+    }
+
+    /**
+     * The first packet of a message shows up only as a resend: its first transmission was lost
+     * before the capture point. Either it begins a message the capture saw only from a MIDDLE or
+     * LAST on, or the whole message was lost: then it ends where the next message the capture saw
+     * begins (or at the next new PSN).
+     */
+    private void adoptLostStart(long nanos, int psn, RocePacket packet) {
+        OperationKind kind = packet.opcode().kind();
+        Reth reth = packet.header(Reth.class).orElse(null);
+        long va = reth == null ? 0 : reth.virtualAddress();
+        long length = reth == null ? 0 : reth.dmaLengthUnsigned();
+        java.util.List<OutstandingMessage> inOrder = new java.util.ArrayList<>(outstanding);
+        int at = 0;
+        while (at < inOrder.size() && Psn.isBefore(inOrder.get(at).firstPsn, psn)) {
+            at++;
+        }
+        OutstandingMessage after = at < inOrder.size() ? inOrder.get(at) : null;
+        if (after != null && !after.sawStart && after.kind == kind && packet.opcode().position() == Position.FIRST) {
+            after.startsAt(psn, va, length);
+            return;
+        }
+        OutstandingMessage lost = new OutstandingMessage(kind, psn, nanos, va, length);
+        lost.bytes = kind == OperationKind.SEND ? packet.payloadLength() : length;
+        if (packet.opcode().position() == Position.ONLY && kind != OperationKind.RDMA_READ_REQUEST) {
+            lost.endPsn = Psn.next(psn);
+        } else if (kind == OperationKind.RDMA_READ_REQUEST && mtu.known()) {
+            lost.endPsn = Psn.add(psn, Position.packetCount(length, mtu.bytes()));
+        } else {
+            lost.endPsn = after != null ? after.firstPsn : nextPsn;
+        }
+        inOrder.add(at, lost);
+        outstanding.clear();
+        outstanding.addAll(inOrder);
+        messagesSent++;
     }
 
     /** Names what made the requester go back, from what it received since the last go-back, and forgets it. */
@@ -334,6 +376,7 @@ final class RcFlow {
                 return;
             }
             outstanding.removeFirst();
+            acknowledgedThrough = last;
             messagesAcknowledged++;
             latency.add(nanos - head.firstSentNanos);
             goodput.add(nanos, head.length(mtu));
