@@ -11,7 +11,6 @@ import java.util.Optional;
 import org.roce4j.wire.Deth;
 import org.roce4j.wire.Direction;
 import org.roce4j.wire.DecodeResult;
-import org.roce4j.wire.DropReason;
 import org.roce4j.wire.RoceDecoder;
 import org.roce4j.wire.RoceFrame;
 import org.roce4j.wire.RocePacket;
@@ -58,19 +57,13 @@ public final class CaptureAnalysis {
             otherLinkType++;
             return;
         }
-        DecodeResult result = decoder.decode(packet.data());
-        RoceFrame roce;
-        boolean delivered = true;
-        switch (result) {
-            case DecodeResult.Decoded decoded -> roce = decoded.frame();
-            case DecodeResult.Dropped dropped -> {
-                if (dropped.reason() != DropReason.BAD_ICRC) {
-                    return; // not RoCE, or malformed: counted by the decoder
-                }
-                roce = dropped.parsedFrame(); // sent, but the receiver drops it unread (rxe_recv.c: a bad ICRC is dropped)
-                delivered = false;
-            }
+        // A frame with a bad ICRC is dropped by its receiver (rxe_recv.c) and its bytes cannot be
+        // trusted (a corrupted PSN would mislead everything below): the decoder counts it, nothing more.
+        if (!(decoder.decode(packet.data()) instanceof DecodeResult.Decoded decoded)) {
+            return;
         }
+        RoceFrame roce = decoded.frame();
+        boolean delivered = true;
         if (droppedByFaultInjector(packet.comments())) {
             droppedByCapture++;
             delivered = false;
@@ -78,7 +71,10 @@ public final class CaptureAnalysis {
         accept(frame, packet.timestampNanos(), roce, delivered);
     }
 
-    /** The emulator's pcapng tap says "dropped by rule N" on a frame its fault injector dropped. */
+    /**
+     * The emulator's pcapng tap says "dropped by rule N" on a frame its fault injector dropped: the
+     * capture holds it as it was sent, but it never arrived.
+     */
     private static boolean droppedByFaultInjector(List<String> comments) {
         for (String comment : comments) {
             if (comment.startsWith("dropped by")) {
@@ -118,7 +114,7 @@ public final class CaptureAnalysis {
             unmatchedResponses++; // the capture starts after the requests it answers
             return;
         }
-        flow.response(frame, nanos, packet);
+        flow.response(frame, nanos, packet, delivered);
     }
 
     /** The request flow a new response direction answers: the one that sent its PSN, else the only candidate. */

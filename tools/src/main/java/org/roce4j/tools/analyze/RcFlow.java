@@ -39,6 +39,7 @@ final class RcFlow {
     private int acknowledgedThrough = -1; // the last PSN of the last message acknowledged; -1 before the first
 
     private boolean inGoBack;
+    private boolean responseSinceResend;
     private int goBackNextPsn;
     private int nakedPsn = -1; // sequence-error NAK received since the last go-back
     private long rnrAtNanos = -1;
@@ -62,6 +63,7 @@ final class RcFlow {
     long rnrNotWaited;
     long resumedPastNakedPsn;
     long untrackedMessages;
+    long responsesNotDelivered;
 
     RcFlow(FlowKey requests, MtuEstimate mtu, ViolationLog violations) {
         this.requests = requests;
@@ -180,10 +182,16 @@ final class RcFlow {
             }
             sending = null;
         }
-        if (!inGoBack || psn != goBackNextPsn) {
+        // A go-back resends upward; one that goes back again is a new one. A forward skip continues
+        // it when nothing came back in between: the skipped resent packets were lost before the
+        // capture point (or corrupted, and the capture's bytes cannot be trusted).
+        boolean continues = inGoBack && (psn == goBackNextPsn
+                || (!responseSinceResend && Psn.isAfter(psn, goBackNextPsn)));
+        if (!continues) {
             retransmissions.merge(causeOfGoBack(frame, nanos, psn), 1L, Long::sum);
         }
         inGoBack = true;
+        responseSinceResend = false;
         goBackNextPsn = Psn.next(psn);
         if (packet.opcode().kind() == OperationKind.RDMA_READ_REQUEST) {
             OutstandingMessage read = find(psn, OperationKind.RDMA_READ_REQUEST);
@@ -289,12 +297,17 @@ final class RcFlow {
     }
 
     /** A response from the responder: ACK, NAK, READ response or Atomic Acknowledge. */
-    void response(long frame, long nanos, RocePacket packet) {
+    void response(long frame, long nanos, RocePacket packet, boolean delivered) {
+        if (!delivered) {
+            responsesNotDelivered++; // the requester never saw it: it neither acknowledges nor NAKs
+            return;
+        }
         int psn = packet.bth().psn();
         OperationKind kind = packet.opcode().kind();
         Position position = packet.opcode().position();
         mtu.observe(position, packet.payloadLength());
         responsePackets++;
+        responseSinceResend = true;
         if (openRead != null && kind == OperationKind.RDMA_READ_RESPONSE && !Psn.isBefore(psn, openRead.firstPsn)) {
             nextPsn = Psn.isAfter(Psn.next(psn), nextPsn) ? Psn.next(psn) : nextPsn;
             if (position.endsMessage()) {
