@@ -44,6 +44,11 @@ public final class AnalysisReport {
         this.violationCounts = violationCounts;
     }
 
+    /** Frames read from the capture, RoCE or not. */
+    public long frames() {
+        return frames;
+    }
+
     /** True when no rule was seen broken. */
     public boolean clean() {
         return violationCounts.isEmpty();

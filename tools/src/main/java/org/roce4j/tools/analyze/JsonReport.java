@@ -60,6 +60,7 @@ final class JsonReport {
                 + ",\"rnr\":{\"naks\":" + flow.rnrNaks + ",\"waited\":" + flow.rnrWaited + ",\"notWaited\":" + flow.rnrNotWaited + "}"
                 + ",\"retransmissions\":" + allKeys(RetransmissionCause.values(), flow.retransmissions)
                 + ",\"resentPackets\":" + flow.resentPackets + ",\"resumedPastNakedPsn\":" + flow.resumedPastNakedPsn
+                + ",\"responsesNotDelivered\":" + flow.responsesNotDelivered + ",\"untrackedMessages\":" + flow.untrackedMessages
                 + ",\"duplicates\":{\"total\":" + flow.duplicates.total() + ",\"byKind\":" + map(flow.duplicates.byKind())
                 + ",\"answers\":" + allKeys(DuplicateAnswer.values(), flow.duplicates.answers()) + "}}";
     }
