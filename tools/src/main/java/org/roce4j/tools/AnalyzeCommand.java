@@ -2,8 +2,6 @@ package org.roce4j.tools;
 
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.AccessDeniedException;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import org.roce4j.tools.analyze.AnalysisReport;
@@ -50,12 +48,8 @@ final class AnalyzeCommand implements Callable<Integer> {
         AnalysisReport report;
         try (CaptureReader reader = CaptureReader.open(file)) {
             report = CaptureAnalysis.analyze(reader);
-        } catch (NoSuchFileException e) {
-            return Roce4j.fail(spec, file + ": no such file");
-        } catch (AccessDeniedException e) {
-            return Roce4j.fail(spec, file + ": permission denied");
         } catch (IOException e) {
-            return Roce4j.fail(spec, file + ": " + e.getMessage());
+            return Roce4j.failToRead(spec, file, e);
         }
         if (json) {
             report.writeJson(out);

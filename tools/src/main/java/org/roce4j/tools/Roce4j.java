@@ -109,6 +109,13 @@ public final class Roce4j implements Callable<Integer> {
         return USAGE;
     }
 
+    /** Reports a file that cannot be read: one line naming it and why ("no such file", ...), exit code 2. */
+    static int failToRead(CommandSpec spec, java.nio.file.Path file, java.io.IOException e) {
+        String why = e instanceof java.nio.file.NoSuchFileException ? "no such file"
+                : e instanceof java.nio.file.AccessDeniedException ? "permission denied" : e.getMessage();
+        return fail(spec, file + ": " + why);
+    }
+
     private static String oneLine(String message) {
         return String.valueOf(message).replaceAll("\\s*\\R\\s*", " ").strip();
     }

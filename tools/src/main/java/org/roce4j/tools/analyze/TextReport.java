@@ -66,9 +66,12 @@ final class TextReport {
                     flow.resumedPastNakedPsn);
         }
         out.println();
-        out.printf("    duplicate requests: %d %s; answered: %s%n", flow.duplicates.total(),
-                flow.duplicates.byKind().isEmpty() ? "" : counts(flow.duplicates.byKind()),
-                flow.duplicates.answers().isEmpty() ? "-" : counts(flow.duplicates.answers()));
+        if (flow.duplicates.total() == 0) {
+            out.println("    duplicate requests: 0");
+        } else {
+            out.printf("    duplicate requests: %d (%s); answered: %s%n", flow.duplicates.total(),
+                    counts(flow.duplicates.byKind()), counts(flow.duplicates.answers()));
+        }
     }
 
     static String counts(Map<?, Long> counts) {

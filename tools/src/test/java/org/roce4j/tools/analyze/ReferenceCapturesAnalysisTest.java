@@ -15,7 +15,14 @@ import org.roce4j.wire.pcap.CaptureReader;
 
 /** analyze over real Soft-RoCE captures (../shared/reference-pcaps): rxe breaks no rule the check knows. */
 class ReferenceCapturesAnalysisTest {
+    /** The directory, or null (the test then passes vacuously, except under CI=true, where it fails). */
     private static Path referenceDir() {
+        Path found = find();
+        RequiredInCi.require(found != null, "the reference captures (../shared/reference-pcaps)");
+        return found;
+    }
+
+    private static Path find() {
         Path dir = Path.of(System.getProperty("user.dir")).toAbsolutePath();
         for (; dir != null; dir = dir.getParent()) {
             Path candidate = dir.resolveSibling("shared").resolve("reference-pcaps");
@@ -36,7 +43,6 @@ class ReferenceCapturesAnalysisTest {
     @DisplayName("every rxe reference capture analyses clean")
     void everyReferenceCaptureIsClean() throws IOException {
         Path dir = referenceDir();
-        RequiredInCi.require(dir != null, "the reference captures (../shared/reference-pcaps)");
         if (dir == null) {
             return;
         }
@@ -69,7 +75,6 @@ class ReferenceCapturesAnalysisTest {
     @DisplayName("rxe_write_lat_lossy.pcap: the retransmission causes and PSN gaps the tshark hand count shows")
     void lossyCaptureShowsTheHandCountedCauses() throws IOException {
         Path dir = referenceDir();
-        RequiredInCi.require(dir != null, "the reference captures (../shared/reference-pcaps)");
         if (dir == null) {
             return;
         }
