@@ -56,6 +56,13 @@ class ReferenceCapturesAnalysisTest {
             assertThat(report.violations()).as(file.getFileName().toString()).isEmpty();
             assertThat(report.clean()).isTrue();
         }
+        // ibv_ud_pingpong -n 5 -s 512: each side's UD QP sends its 5 messages (plus nothing else) as SEND Only
+        AnalysisReport ud = analyze(dir.resolve("rxe_ud_pingpong.pcap"));
+        assertThat(ud.rcFlows).isEmpty();
+        assertThat(ud.datagramFlows).hasSize(2).allSatisfy(flow -> {
+            assertThat(flow.messages).isEqualTo(5);
+            assertThat(flow.psnGaps).isZero();
+        });
     }
 
     /**
