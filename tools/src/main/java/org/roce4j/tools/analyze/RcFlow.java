@@ -269,7 +269,7 @@ final class RcFlow {
         return cause;
     }
 
-    /** rxe req_retry: a READ resumed k PSNs in asks for VA + k x PMTU, length - k x PMTU. */
+    /** rxe_req.c req_retry: a READ resumed k PSNs in asks for VA + k x PMTU, length - k x PMTU. */
     private void checkReadRetry(long frame, int psn, OutstandingMessage read, Reth reth) {
         int packetsIn = Psn.distance(read.firstPsn, psn);
         if (packetsIn > 0 && !mtu.known()) {

@@ -11,7 +11,7 @@ public enum RetransmissionCause {
     RNR,
     /**
      * An implicit NAK: a response for a later PSN arrived while a READ or atomic was waiting for
-     * its own response (IBTA 9.7.5.1.3; rxe_comp.c check_psn returns COMPST_ERROR_RETRY).
+     * its own response (rxe_comp.c check_psn returns COMPST_ERROR_RETRY).
      */
     IMPLICIT_NAK,
     /** Nothing came back: the local ACK timeout expired (IBTA 9.7.6.1.3). */

@@ -69,7 +69,7 @@ class ProtocolCheckTest {
     }
 
     @Test
-    @DisplayName("rxe req_retry: a READ resumed at PSN 201 asking VA+1024, length-1024 is clean; its cause is an IMPLICIT_NAK")
+    @DisplayName("rxe_req.c req_retry: a READ resumed at PSN 201 asking VA+1024, length-1024 is clean; its cause is an IMPLICIT_NAK")
     void readResumedWithAdvancedRethIsClean() throws IOException {
         AnalysisReport report = readWithLostMiddleResponse().read(30, 201, 0x10000 + 1024, 2048)
                 .readResponse(40, RC_RDMA_READ_RESPONSE_FIRST, 201, 1024).readResponse(41, RC_RDMA_READ_RESPONSE_LAST, 202, 1024)
@@ -80,7 +80,7 @@ class ProtocolCheckTest {
     }
 
     @Test
-    @DisplayName("rxe req_retry: a READ resumed at PSN 201 with the original RETH is READ_RETRY_RETH_MISMATCH")
+    @DisplayName("rxe_req.c req_retry: a READ resumed at PSN 201 with the original RETH is READ_RETRY_RETH_MISMATCH")
     void readResumedWithTheOriginalRethIsAViolation() throws IOException {
         AnalysisReport report = readWithLostMiddleResponse().read(30, 201, 0x10000, 3072).analyze(dir);
         assertThat(report.violationCounts()).isEqualTo(Map.of(ViolationKind.READ_RETRY_RETH_MISMATCH, 1L));
@@ -94,7 +94,7 @@ class ProtocolCheckTest {
     }
 
     @Test
-    @DisplayName("IBTA 9.4.5: a duplicate atomic answered from the cache (same original value) is clean, ATOMIC_REPLAYED")
+    @DisplayName("rxe_resp.c duplicate_request: a duplicate atomic answered from the cache (same original value) is clean, ATOMIC_REPLAYED")
     void duplicateAtomicReplayedFromTheCacheIsClean() throws IOException {
         AnalysisReport report = atomicAnsweredThenResent(5).analyze(dir);
         assertThat(report.clean()).as(report.violations().toString()).isTrue();
@@ -103,7 +103,7 @@ class ProtocolCheckTest {
     }
 
     @Test
-    @DisplayName("IBTA 9.4.5: two Atomic Acknowledges for one PSN with different original values are ATOMIC_EXECUTED_TWICE")
+    @DisplayName("rxe_resp.c duplicate_request: two Atomic Acknowledges for one PSN with different original values are ATOMIC_EXECUTED_TWICE")
     void atomicExecutedTwiceIsAViolation() throws IOException {
         AnalysisReport report = atomicAnsweredThenResent(6).analyze(dir);
         assertThat(report.violationCounts()).isEqualTo(Map.of(ViolationKind.ATOMIC_EXECUTED_TWICE, 1L));
