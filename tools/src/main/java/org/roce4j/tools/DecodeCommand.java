@@ -2,8 +2,6 @@ package org.roce4j.tools;
 
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.AccessDeniedException;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
@@ -78,15 +76,11 @@ final class DecodeCommand implements Callable<Integer> {
                     out.println(FramePrinter.INDENT + "comment: " + comment);
                 }
             }
-        } catch (NoSuchFileException e) {
-            return Roce4j.fail(spec, file + ": no such file");
-        } catch (AccessDeniedException e) {
-            return Roce4j.fail(spec, file + ": permission denied");
         } catch (IOException e) {
             if (listing) { // the frames before a damaged record are listed: count them too
                 printCounts(out, decoder.counters());
             }
-            return Roce4j.fail(spec, file + ": " + e.getMessage());
+            return Roce4j.failToRead(spec, file, e);
         }
         DecodeCounters counters = decoder.counters();
         printCounts(out, counters);

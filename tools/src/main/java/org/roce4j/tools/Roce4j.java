@@ -22,9 +22,9 @@ import picocli.CommandLine.Spec;
  * are one line on stderr, never a stack trace.
  */
 @Command(name = "roce4j",
-        description = "RDMA verbs for Java with a software RoCEv2 RNIC: run the demo, decode captures, generate the project's captures, "
+        description = "RDMA verbs for Java with a software RoCEv2 RNIC: run the demo, decode and analyze captures, generate the project's captures, "
                 + "and talk to rdma-core's pingpong examples.",
-        subcommands = {DemoCommand.class, DecodeCommand.class, GeneratePcapsCommand.class,
+        subcommands = {DemoCommand.class, DecodeCommand.class, AnalyzeCommand.class, GeneratePcapsCommand.class,
             PingpongCommand.Rc.class, PingpongCommand.Uc.class, PingpongCommand.Ud.class, PingpongCommand.Srq.class,
             PerftestCommand.WriteLat.class, PerftestCommand.WriteBw.class, PerftestCommand.ReadLat.class,
             PerftestCommand.ReadBw.class, PerftestCommand.SendLat.class, PerftestCommand.SendBw.class,
@@ -107,6 +107,13 @@ public final class Roce4j implements Callable<Integer> {
     static int fail(CommandSpec spec, String message) {
         spec.commandLine().getErr().println(spec.qualifiedName() + ": " + oneLine(message));
         return USAGE;
+    }
+
+    /** Reports a file that cannot be read: one line naming it and why ("no such file", ...), exit code 2. */
+    static int failToRead(CommandSpec spec, java.nio.file.Path file, java.io.IOException e) {
+        String why = e instanceof java.nio.file.NoSuchFileException ? "no such file"
+                : e instanceof java.nio.file.AccessDeniedException ? "permission denied" : e.getMessage();
+        return fail(spec, file + ": " + why);
     }
 
     private static String oneLine(String message) {
