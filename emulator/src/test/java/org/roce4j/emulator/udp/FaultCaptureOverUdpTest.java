@@ -47,8 +47,22 @@ class FaultCaptureOverUdpTest {
             qp[0].postSend(SendWr.rdmaWrite(1, a.mr, 0, bytes, b.mr.address(), b.mr.rkey()));
             assertThat(a.pollOne().status()).isEqualTo(WcStatus.SUCCESS);
             FaultCounters done = a.rnic.faultCounters();
+            awaitHeldFrames(a, done);
             a.rnic.close();
             return new WriteRun(done, posted.getEpochSecond() * 1_000_000_000L + posted.getNano());
+        }
+    }
+
+    /**
+     * Waits (at most 5 s) until every frame A's RNIC handed its link is on the wire or dropped by the plan: the
+     * WRITE may complete by a go-back before a held-back frame leaves, and closing the link would cancel it.
+     */
+    private static void awaitHeldFrames(UdpSide a, FaultCounters done) throws InterruptedException {
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (a.rnic.linkCounters().framesSent() + done.dropped() - done.duplicated()
+                < a.rnic.rnic().counters().get(org.roce4j.emulator.RnicCounter.FRAMES_SENT)
+                && System.nanoTime() < deadline) {
+            Thread.sleep(1);
         }
     }
 
