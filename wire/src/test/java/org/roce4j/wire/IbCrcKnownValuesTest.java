@@ -71,6 +71,13 @@ class IbCrcKnownValuesTest {
                 .isEqualTo(IbCrcCalculator.vcrc(otherWithVcrc, 0, otherWithVcrc.length));
     }
 
+    @Test
+    void aRangeThatCannotHoldTheHeadersIsACallersBug() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new IbCrcCalculator().infinibandIcrc(LOCAL_PACKET, 0, 8 + 11))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThat(new IbCrcCalculator().infinibandIcrc(withTrailer(LOCAL_PACKET), 0, 8 + 12)).isNotZero();
+    }
+
     /**
      * CRC-16 0x100B computed most significant bit first over bit-reversed bytes, the result
      * bit-reversed back: the same CRC as the reflected form, by another route.
