@@ -151,7 +151,8 @@ class DecoderFuzzTest {
         return copy;
     }
 
-    private static byte[] overwrite(byte[] bytes, int offset, int value) {
+    /** A copy with the 16-bit {@code value} written at {@code offset}, as far as the bytes reach. */
+    static byte[] overwrite(byte[] bytes, int offset, int value) {
         byte[] copy = bytes.clone();
         if (offset < copy.length) {
             copy[offset] = (byte) value;

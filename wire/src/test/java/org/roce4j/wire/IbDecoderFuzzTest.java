@@ -86,8 +86,8 @@ class IbDecoderFuzzTest {
             byte[] mutant = switch (kind) {
                 case 0 -> Arrays.copyOf(bytes, a % (bytes.length + 1));
                 case 1 -> flip(bytes, a);
-                case 2 -> overwrite(bytes, a % Math.min(bytes.length, 70), b);
-                case 3 -> overwrite(bytes, a % 2 == 0 ? 0 : 12 + a % 3 * 2, b); // LRH VL/LVer, or EtherType / GRH PayLen
+                case 2 -> DecoderFuzzTest.overwrite(bytes, a % Math.min(bytes.length, 70), b);
+                case 3 -> DecoderFuzzTest.overwrite(bytes, a % 2 == 0 ? 0 : 12 + a % 3 * 2, b); // LRH VL/LVer, or EtherType / GRH PayLen
                 default -> Arrays.copyOf(bytes, bytes.length + 1 + a % 8);
             };
             if (fixCrcs && frame.lrh().isPresent()) {
@@ -114,14 +114,6 @@ class IbDecoderFuzzTest {
         byte[] copy = bytes.clone();
         int bit = a % (copy.length * 8);
         copy[bit / 8] ^= (byte) (1 << (bit % 8));
-        return copy;
-    }
-
-    private static byte[] overwrite(byte[] bytes, int offset, int value) {
-        byte[] copy = bytes.clone();
-        if (offset < copy.length) {
-            copy[offset] = (byte) value;
-        }
         return copy;
     }
 }
