@@ -21,6 +21,9 @@ import org.roce4j.wire.Deth;
 import org.roce4j.wire.EthernetHeader;
 import org.roce4j.wire.ExtensionHeader;
 import org.roce4j.wire.FrameEncoder;
+import org.roce4j.wire.Grh;
+import org.roce4j.wire.IbFrame;
+import org.roce4j.wire.Lrh;
 import org.roce4j.wire.Feth;
 import org.roce4j.wire.HeaderType;
 import org.roce4j.wire.Ieth;
@@ -40,12 +43,16 @@ import org.roce4j.wire.Transport;
 import org.roce4j.wire.UdpHeader;
 import org.roce4j.wire.VlanTag;
 import org.roce4j.wire.Xrceth;
+import org.roce4j.wire.pcap.ErfInfiniband;
+import org.roce4j.wire.pcap.LinkType;
 import org.roce4j.wire.pcap.PcapWriter;
 
 /**
  * One RoCEv2 frame for every {@link Opcode}, in code order, with realistic and distinctive field
  * values: the catalogue behind {@code pcaps/all-opcodes.pcap} (IPv4) and
- * {@code pcaps/all-opcodes-ipv6.pcap} (the same frames over IPv6).
+ * {@code pcaps/all-opcodes-ipv6.pcap} (the same frames over IPv6), and the same transport packets
+ * as RoCEv1 ({@code all-opcodes-rocev1.pcap}) and native InfiniBand, without and with a GRH
+ * ({@code all-opcodes-ib.pcap}, {@code all-opcodes-ib-grh.pcap}, ERF records as ibdump writes them).
  *
  * <p>Node A (02:00:00:00:00:01, 192.0.2.1 / 2001:db8::1) is the requester of every message and
  * node B (…:02, 192.0.2.2 / 2001:db8::2) its responder: requests flow A → B, responses and the
@@ -59,6 +66,9 @@ import org.roce4j.wire.pcap.PcapWriter;
 final class AllOpcodesCapture {
     static final String IPV4_FILE = "all-opcodes.pcap";
     static final String IPV6_FILE = "all-opcodes-ipv6.pcap";
+    static final String ROCE_V1_FILE = "all-opcodes-rocev1.pcap";
+    static final String INFINIBAND_FILE = "all-opcodes-ib.pcap";
+    static final String INFINIBAND_GRH_FILE = "all-opcodes-ib-grh.pcap";
 
     /** 2026-01-01T00:00:00Z, the timestamp of the first frame. */
     static final long FIRST_TIMESTAMP_NANOS = Instant.parse("2026-01-01T00:00:00Z").getEpochSecond() * 1_000_000_000L;
@@ -73,6 +83,9 @@ final class AllOpcodesCapture {
 
     private static final Node A = new Node(MacAddress.parse("02:00:00:00:00:01"), "192.0.2.1", "2001:db8::1");
     private static final Node B = new Node(MacAddress.parse("02:00:00:00:00:02"), "192.0.2.2", "2001:db8::2");
+    /** The nodes' LIDs on InfiniBand, as a subnet manager hands them out from 1. */
+    private static final int LID_A = 0x0001;
+    private static final int LID_B = 0x0002;
 
     /** Per transport: A's QP (requester), B's QP (responder), the first PSN. */
     private static final Map<Transport, Flow> FLOWS = new EnumMap<>(Map.of(
@@ -109,24 +122,67 @@ final class AllOpcodesCapture {
         return frames;
     }
 
-    /** Writes both files into {@code dir} (which must exist); returns their paths. */
+    /**
+     * The same transport packets as RoCEv1 frames (IBTA Annex A16): the IPv6 frames' Ethernet
+     * header with EtherType 0x8915 and a GRH in place of IPv6 and UDP, the IPv6 addresses as GIDs.
+     */
+    static List<IbFrame> roceV1Frames() {
+        return frames(6).stream().map(frame -> IbFrame.roceV1(
+                new EthernetHeader(frame.ethernet().destination(), frame.ethernet().source(), frame.ethernet().vlan(),
+                        EthernetHeader.ETHERTYPE_ROCE_V1), grh(frame), frame.packet())).toList();
+    }
+
+    /**
+     * The same transport packets as native InfiniBand packets, as ibdump captures them: LRH from
+     * node A's LID 1 to node B's LID 2 (or back), VL 0, SL 0, then — when {@code global} — the GRH
+     * of {@link #roceV1Frames()}.
+     */
+    static List<IbFrame> infinibandFrames(boolean global) {
+        return frames(6).stream().map(frame -> {
+            boolean fromA = frame.ethernet().source().equals(A.mac);
+            Lrh lrh = new Lrh(0, 0, fromA ? LID_B : LID_A, fromA ? LID_A : LID_B);
+            return IbFrame.infiniband(lrh, global ? Optional.of(grh(frame)) : Optional.empty(), frame.packet());
+        }).toList();
+    }
+
+    private static Grh grh(RoceFrame ipv6Frame) {
+        Ipv6Header ip = (Ipv6Header) ipv6Frame.ip();
+        return new Grh(ip.trafficClass(), ip.flowLabel(), ip.hopLimit(), ip.source(), ip.destination());
+    }
+
+    /** Writes every file into {@code dir} (which must exist); returns their paths. */
     static List<Path> writeAll(Path dir) throws IOException {
+        FrameEncoder encoder = new FrameEncoder();
         Path ipv4 = dir.resolve(IPV4_FILE);
         Path ipv6 = dir.resolve(IPV6_FILE);
-        write(ipv4, frames(4));
-        write(ipv6, frames(6));
-        return List.of(ipv4, ipv6);
+        write(ipv4, LinkType.ETHERNET, frames(4).stream().map(encoder::encode).toList());
+        write(ipv6, LinkType.ETHERNET, frames(6).stream().map(encoder::encode).toList());
+        Path roceV1 = dir.resolve(ROCE_V1_FILE);
+        Path infiniband = dir.resolve(INFINIBAND_FILE);
+        Path infinibandGrh = dir.resolve(INFINIBAND_GRH_FILE);
+        write(roceV1, LinkType.ETHERNET, roceV1Frames().stream().map(IbFrame::encode).toList());
+        // As ibdump writes InfiniBand: ERF records (Wireshark 4.0 does not read LINKTYPE_INFINIBAND, 247).
+        write(infiniband, LinkType.ERF, erfRecords(infinibandFrames(false)));
+        write(infinibandGrh, LinkType.ERF, erfRecords(infinibandFrames(true)));
+        return List.of(ipv4, ipv6, roceV1, infiniband, infinibandGrh);
     }
 
     static long timestampNanos(int frameIndex) {
         return FIRST_TIMESTAMP_NANOS + frameIndex * SPACING_NANOS;
     }
 
-    private static void write(Path file, List<RoceFrame> frames) throws IOException {
-        FrameEncoder encoder = new FrameEncoder();
-        try (PcapWriter writer = PcapWriter.create(file)) {
+    private static List<byte[]> erfRecords(List<IbFrame> packets) {
+        List<byte[]> records = new ArrayList<>();
+        for (int i = 0; i < packets.size(); i++) {
+            records.add(ErfInfiniband.wrap(timestampNanos(i), packets.get(i).encode()));
+        }
+        return records;
+    }
+
+    private static void write(Path file, LinkType linkType, List<byte[]> frames) throws IOException {
+        try (PcapWriter writer = PcapWriter.create(file, linkType)) {
             for (int i = 0; i < frames.size(); i++) {
-                writer.write(timestampNanos(i), encoder.encode(frames.get(i)));
+                writer.write(timestampNanos(i), frames.get(i));
             }
         }
     }

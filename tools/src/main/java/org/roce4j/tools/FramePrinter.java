@@ -9,11 +9,15 @@ import org.roce4j.wire.EthernetHeader;
 import org.roce4j.wire.ExtensionHeader;
 import org.roce4j.wire.FrameText;
 import org.roce4j.wire.HeaderType;
+import org.roce4j.wire.IbDecodeResult;
+import org.roce4j.wire.IbFrame;
+import org.roce4j.wire.IcrcStatus;
 import org.roce4j.wire.Ipv4Header;
 import org.roce4j.wire.Ipv6Header;
 import org.roce4j.wire.RoceFrame;
 import org.roce4j.wire.RocePacket;
 import org.roce4j.wire.UdpHeader;
+import org.roce4j.wire.VcrcStatus;
 import org.roce4j.wire.pcap.PcapRecord;
 
 /**
@@ -70,6 +74,52 @@ final class FramePrinter {
         }
     }
 
+    /** Prints a RoCEv1 frame or InfiniBand packet as {@link #print(long, long, PcapRecord, DecodeResult)} prints RoCEv2. */
+    void print(long number, long relativeNanos, PcapRecord record, IbDecodeResult result) {
+        String prefix = number + " " + FrameText.seconds(relativeNanos) + " ";
+        switch (result) {
+            case IbDecodeResult.Decoded decoded -> {
+                out.println(prefix + FrameText.summary(decoded.frame()) + " ICRC ok"
+                        + (decoded.vcrc() == VcrcStatus.VALID ? " VCRC ok" : ""));
+                if (verbose) {
+                    ibDetails(decoded.frame());
+                }
+            }
+            case IbDecodeResult.Dropped dropped when dropped.parsed().isPresent() -> {
+                out.println(prefix + FrameText.summary(dropped.parsedFrame())
+                        + (dropped.icrc() == IcrcStatus.VALID ? " ICRC ok" : " ICRC BAD")
+                        + switch (dropped.vcrc()) {
+                            case VALID -> " VCRC ok";
+                            case INVALID -> " VCRC BAD";
+                            case ABSENT -> "";
+                        });
+                if (verbose) {
+                    ibDetails(dropped.parsedFrame());
+                    out.println(INDENT + dropped.detail());
+                }
+            }
+            case IbDecodeResult.Dropped dropped when !dropped.reason().isRoce() ->
+                    out.println(prefix + "non-transport (" + dropped.detail() + ")");
+            case IbDecodeResult.Dropped dropped -> {
+                out.println(prefix + "malformed ("  + dropped.reason() + ": " + dropped.detail() + ")");
+                if (verbose) {
+                    dump("frame", record.data());
+                }
+            }
+        }
+    }
+
+    private void ibDetails(IbFrame frame) {
+        frame.ethernet().ifPresent(ethernet -> out.println(INDENT + "Ethernet " + ethernet.source() + " → "
+                + ethernet.destination() + format(ROOT, " type=0x%04x", ethernet.etherType())));
+        frame.lrh().ifPresent(lrh -> out.println(INDENT + format(ROOT, "LRH VL=%d SL=%d DLID=0x%04x SLID=0x%04x",
+                lrh.virtualLane(), lrh.serviceLevel(), lrh.destinationLid(), lrh.sourceLid())));
+        frame.grh().ifPresent(grh -> out.println(INDENT + format(ROOT, "GRH %s → %s TClass=%d flow=0x%05x hop=%d",
+                FrameText.address(grh.sourceGid()), FrameText.address(grh.destinationGid()), grh.trafficClass(),
+                grh.flowLabel(), grh.hopLimit())));
+        transportDetails(frame.packet());
+    }
+
     private void details(RoceFrame frame) {
         EthernetHeader ethernet = frame.ethernet();
         out.println(INDENT + "Ethernet " + ethernet.source() + " → " + ethernet.destination()
@@ -84,7 +134,10 @@ final class FramePrinter {
         });
         UdpHeader udp = frame.udp();
         out.println(INDENT + format(ROOT, "UDP %d → %d checksum=0x%04x", udp.sourcePort(), udp.destinationPort(), udp.checksum()));
-        RocePacket packet = frame.packet();
+        transportDetails(frame.packet());
+    }
+
+    private void transportDetails(RocePacket packet) {
         out.println(INDENT + FrameText.headerName(HeaderType.BTH) + " " + FrameText.bth(packet.bth()));
         for (ExtensionHeader header : packet.headers()) {
             out.println(INDENT + FrameText.headerName(header.type()) + " " + FrameText.verboseFields(header, packet.opcode()));

@@ -19,6 +19,9 @@ import picocli.CommandLine.Spec;
             "",
             "  " + AllOpcodesCapture.IPV4_FILE + "       one RoCEv2 frame for every opcode, over IPv4",
             "  " + AllOpcodesCapture.IPV6_FILE + "  the same frames over IPv6",
+            "  " + AllOpcodesCapture.ROCE_V1_FILE + " the same packets over RoCEv1 (EtherType 0x8915, GRH)",
+            "  " + AllOpcodesCapture.INFINIBAND_FILE + "    the same packets on InfiniBand (LRH, VCRC; ERF, as ibdump writes)",
+            "  " + AllOpcodesCapture.INFINIBAND_GRH_FILE + " the same with a GRH after the LRH",
             "  " + DemoCommand.DEFAULT_FILE + "                what 'roce4j demo' does, frame by frame",
             ""})
 final class GeneratePcapsCommand implements Callable<Integer> {

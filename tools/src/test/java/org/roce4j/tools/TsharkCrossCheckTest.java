@@ -18,6 +18,14 @@ import org.roce4j.testing.RequiredInCi;
 import org.roce4j.wire.AtomicEth;
 import org.roce4j.wire.Aeth;
 import org.roce4j.wire.DecodeResult;
+import org.roce4j.wire.DropReason;
+import org.roce4j.wire.EthernetHeader;
+import org.roce4j.wire.FrameText;
+import org.roce4j.wire.IbCrcCalculator;
+import org.roce4j.wire.IbDecodeResult;
+import org.roce4j.wire.IbDecoder;
+import org.roce4j.wire.IbFrame;
+import org.roce4j.wire.IcrcCalculator;
 import org.roce4j.wire.HeaderType;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.OperationKind;
@@ -25,11 +33,13 @@ import org.roce4j.wire.Reth;
 import org.roce4j.wire.RoceDecoder;
 import org.roce4j.wire.RocePacket;
 import org.roce4j.wire.Transport;
+import org.roce4j.wire.pcap.ErfInfiniband;
 import org.roce4j.wire.pcap.PcapRecord;
 
 /**
  * Wireshark, an implementation nobody here wrote, reads the captures roce4j generates across all
- * opcodes: every frame is dissected as RoCE (RRoCE) with no malformed packet and no expert error,
+ * opcodes — RoCEv2 over IPv4 and IPv6, RoCEv1, and InfiniBand without and with a GRH (ERF records,
+ * as ibdump writes them); for the last three also the LRH, GRH and VCRC fields: every frame is dissected as RoCE (RRoCE) with no malformed packet and no expert error,
  * and opcode, QPN, PSN, pad count, RETH, AtomicETH, AETH and ICRC equal what roce4j decoded.
  *
  * <p>What Wireshark itself cannot check, and so is not compared (dissector facts checked in
@@ -45,6 +55,8 @@ class TsharkCrossCheckTest {
             "infiniband.bth.destqp", "infiniband.bth.psn", "infiniband.bth.padcnt", "infiniband.reth.va",
             "infiniband.reth.r_key", "infiniband.reth.dmalen", "infiniband.aeth.syndrome", "infiniband.aeth.msn",
             "infiniband.atomiceth.swapdt", "infiniband.atomiceth.cmpdt", "infiniband.invariant.crc",
+            "infiniband.variant.crc", "infiniband.lrh.dlid", "infiniband.lrh.slid", "infiniband.lrh.pktlen",
+            "infiniband.grh.paylen", "infiniband.grh.dgid",
             "_ws.malformed", "_ws.expert.severity", "_ws.col.Info");
     /** Wireshark's PI_ERROR severity. */
     private static final long EXPERT_ERROR = 0x00800000L;
@@ -64,12 +76,16 @@ class TsharkCrossCheckTest {
     }
 
     @ParameterizedTest(name = "tshark reads pcaps/{0} like roce4j does")
-    @ValueSource(strings = {"all-opcodes.pcap", "all-opcodes-ipv6.pcap"})
+    @ValueSource(strings = {"all-opcodes.pcap", "all-opcodes-ipv6.pcap", "all-opcodes-rocev1.pcap", "all-opcodes-ib.pcap",
+            "all-opcodes-ib-grh.pcap"})
     void wiresharkAgreesWithOurDecoding(String name) throws Exception {
         requireTshark();
         Path capture = TestCaptures.committed(name);
         List<PcapRecord> records = TestCaptures.read(capture);
         List<RocePacket> ours = decodeAll(records);
+        if (!name.equals("all-opcodes.pcap") && !name.equals("all-opcodes-ipv6.pcap")) {
+            checkLinkHeaders(name, records, tsharkFields(capture));
+        }
         List<String[]> theirs = tsharkFields(capture);
         assertThat(theirs).as("frames tshark read").hasSameSizeAs(ours);
         assertThat(ours.stream().map(RocePacket::opcode).distinct().count())
@@ -110,7 +126,8 @@ class TsharkCrossCheckTest {
 
     /** Compares one frame; true when its extension headers were compared too (Wireshark parses them). */
     private static boolean compareFrame(String what, RocePacket packet, Row row, PcapRecord record) {
-        assertThat(row.get("frame.protocols")).as(what).contains(":udp:infiniband");
+        // RoCEv2 is eth:…:udp:infiniband, RoCEv1 eth:ethertype:infiniband, ibdump's ERF erf:infiniband.
+        assertThat(row.get("frame.protocols")).as(what).matches(".*(:udp|ethertype|erf):infiniband(:.*)?");
         assertThat(row.number("infiniband.bth.opcode")).as(what + " opcode").isEqualTo(packet.opcode().code());
         assertThat(row.number("infiniband.bth.destqp")).as(what + " QPN").isEqualTo(packet.bth().destQp());
         assertThat(row.number("infiniband.bth.psn")).as(what + " PSN").isEqualTo(packet.bth().psn());
@@ -160,21 +177,66 @@ class TsharkCrossCheckTest {
     }
 
     private static List<RocePacket> decodeAll(List<PcapRecord> records) {
-        RoceDecoder decoder = new RoceDecoder();
-        List<RocePacket> packets = new ArrayList<>();
-        for (PcapRecord record : records) {
-            DecodeResult result = decoder.decode(record.data());
-            assertThat(result).as("roce4j decodes every frame").isInstanceOf(DecodeResult.Decoded.class);
-            packets.add(((DecodeResult.Decoded) result).frame().packet());
-        }
-        return packets;
+        return records.stream().map(TsharkCrossCheckTest::decode).map(IbFrameOrRoce::packet).toList();
     }
 
-    /** The four ICRC bytes as Wireshark shows them: a big-endian number. */
+    /** A record as roce4j decodes it: an ERF record of InfiniBand, else an Ethernet frame, RoCEv2 or RoCEv1. */
+    private static IbFrameOrRoce decode(PcapRecord record) {
+        java.util.Optional<byte[]> infiniband = ErfInfiniband.unwrap(record.data());
+        if (infiniband.isPresent()) {
+            return decoded(new IbDecoder().decodeInfiniband(infiniband.get()));
+        }
+        DecodeResult result = new RoceDecoder().decode(record.data());
+        if (result instanceof DecodeResult.Dropped dropped && dropped.reason() == DropReason.NOT_IP) {
+            return decoded(new IbDecoder().decodeRoceV1(record.data()));
+        }
+        assertThat(result).as("roce4j decodes every frame").isInstanceOf(DecodeResult.Decoded.class);
+        return new IbFrameOrRoce(((DecodeResult.Decoded) result).frame().packet(), null);
+    }
+
+    private static IbFrameOrRoce decoded(IbDecodeResult result) {
+        assertThat(result).as("roce4j decodes every frame").isInstanceOf(IbDecodeResult.Decoded.class);
+        IbFrame frame = ((IbDecodeResult.Decoded) result).frame();
+        return new IbFrameOrRoce(frame.packet(), frame);
+    }
+
+    private record IbFrameOrRoce(RocePacket packet, IbFrame ibFrame) {}
+
+    /**
+     * The link headers of RoCEv1 frames and InfiniBand packets as tshark reads them: LIDs, PktLen
+     * and the VCRC (InfiniBand), PayLen and DGID (GRH) equal roce4j's.
+     */
+    private static void checkLinkHeaders(String name, List<PcapRecord> records, List<String[]> theirs) {
+        for (int i = 0; i < records.size(); i++) {
+            String what = name + " frame " + (i + 1);
+            IbFrame frame = decode(records.get(i)).ibFrame();
+            Row row = new Row(theirs.get(i));
+            byte[] packet = ErfInfiniband.unwrap(records.get(i).data()).orElse(null);
+            boolean crcShown = wiresharkParsesHeadersOf(frame.packet().opcode()); // as for the ICRC
+            frame.lrh().ifPresent(lrh -> {
+                assertThat(row.number("infiniband.lrh.dlid")).as(what + " DLID").isEqualTo(lrh.destinationLid());
+                assertThat(row.number("infiniband.lrh.slid")).as(what + " SLID").isEqualTo(lrh.sourceLid());
+                assertThat(row.number("infiniband.lrh.pktlen") * 4).as(what + " PktLen: LRH through ICRC")
+                        .isEqualTo(packet.length - IbCrcCalculator.VCRC_LENGTH);
+                if (crcShown) {
+                    assertThat(row.number("infiniband.variant.crc")).as(what + " VCRC")
+                            .isEqualTo((packet[packet.length - 2] & 0xFF) << 8 | packet[packet.length - 1] & 0xFF);
+                }
+            });
+            frame.grh().ifPresent(grh -> {
+                assertThat(row.get("infiniband.grh.dgid")).as(what + " DGID").isEqualTo(FrameText.address(grh.destinationGid()));
+                assertThat(row.number("infiniband.grh.paylen")).as(what + " PayLen")
+                        .isEqualTo(frame.packet().length() + IcrcCalculator.LENGTH);
+            });
+        }
+    }
+
+    /** The four ICRC bytes as Wireshark shows them: a big-endian number (on InfiniBand, before the VCRC). */
     private static long icrcAsWiresharkShowsIt(PcapRecord record) {
-        byte[] b = record.data();
-        return (b[b.length - 4] & 0xFFL) << 24 | (b[b.length - 3] & 0xFF) << 16 | (b[b.length - 2] & 0xFF) << 8
-                | b[b.length - 1] & 0xFF;
+        byte[] b = ErfInfiniband.unwrap(record.data()).orElse(record.data());
+        int at = b.length - IcrcCalculator.LENGTH
+                - (ErfInfiniband.unwrap(record.data()).isPresent() ? IbCrcCalculator.VCRC_LENGTH : 0);
+        return (b[at] & 0xFFL) << 24 | (b[at + 1] & 0xFF) << 16 | (b[at + 2] & 0xFF) << 8 | b[at + 3] & 0xFF;
     }
 
     private static List<String[]> tsharkFields(Path capture) throws Exception {

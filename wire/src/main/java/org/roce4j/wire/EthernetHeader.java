@@ -10,6 +10,8 @@ public record EthernetHeader(MacAddress destination, MacAddress source, Optional
     public static final int ETHERTYPE_IPV4 = 0x0800;
     public static final int ETHERTYPE_IPV6 = 0x86DD;
     public static final int ETHERTYPE_VLAN = 0x8100;
+    /** RoCEv1: a GRH and the InfiniBand transport follow (IBTA Annex A16). */
+    public static final int ETHERTYPE_ROCE_V1 = 0x8915;
     static final int LENGTH = 14;
     static final int VLAN_TAG_LENGTH = 4;
 
@@ -23,6 +25,18 @@ public record EthernetHeader(MacAddress destination, MacAddress source, Optional
     /** An untagged header. */
     public EthernetHeader(MacAddress destination, MacAddress source, int etherType) {
         this(destination, source, Optional.empty(), etherType);
+    }
+
+    /** The EtherType of the frame's payload, after one 802.1Q tag if there is one; -1 when too short to say. */
+    public static int etherTypeOf(byte[] frame) {
+        if (frame.length < LENGTH) {
+            return -1;
+        }
+        int type = Bytes.u16(frame, 12);
+        if (type != ETHERTYPE_VLAN) {
+            return type;
+        }
+        return frame.length < LENGTH + VLAN_TAG_LENGTH ? -1 : Bytes.u16(frame, 16);
     }
 
     /** Bytes this header takes on the wire. */

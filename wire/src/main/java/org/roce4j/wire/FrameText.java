@@ -44,11 +44,32 @@ public final class FrameText {
      * @param frame the decoded frame
      */
     public static String summary(RoceFrame frame) {
-        RocePacket packet = frame.packet();
+        String addresses = address(frame.ip().source()) + " → " + address(frame.ip().destination());
+        return transportSummary(addresses, frame.packet(), frame.ethernet().vlan());
+    }
+
+    /**
+     * {@return the one-line summary of a RoCEv1 frame or an InfiniBand packet, as {@link
+     * #summary(RoceFrame)} writes a RoCEv2 frame's, led by its encapsulation} Addresses are the GIDs
+     * when there is a GRH, and on InfiniBand the LIDs too, e.g. {@code RoCEv1 2001:db8::1 → 2001:db8::2
+     * RC Send Only QP=0x000012 PSN=3 payload=42} or {@code IB LID 0x0001 → LID 0x0002 RC ...}.
+     *
+     * @param frame the decoded frame
+     */
+    public static String summary(IbFrame frame) {
+        StringBuilder addresses = new StringBuilder(frame.encapsulation().displayName()).append(' ');
+        frame.lrh().ifPresent(lrh -> addresses.append(format(ROOT, "LID 0x%04x → LID 0x%04x",
+                lrh.sourceLid(), lrh.destinationLid())).append(frame.grh().isPresent() ? " " : ""));
+        frame.grh().ifPresent(grh -> addresses.append(address(grh.sourceGid())).append(" → ")
+                .append(address(grh.destinationGid())));
+        return transportSummary(addresses.toString(), frame.packet(),
+                frame.ethernet().flatMap(EthernetHeader::vlan));
+    }
+
+    private static String transportSummary(String addresses, RocePacket packet, Optional<VlanTag> vlan) {
         Bth bth = packet.bth();
         Opcode opcode = bth.opcode();
-        StringBuilder line = new StringBuilder()
-                .append(address(frame.ip().source())).append(" → ").append(address(frame.ip().destination()))
+        StringBuilder line = new StringBuilder(addresses)
                 .append(' ').append(opcode.displayName())
                 .append(format(ROOT, " QP=0x%06x PSN=0x%06x", bth.destQp(), bth.psn()));
         for (ExtensionHeader header : packet.headers()) {
@@ -63,7 +84,7 @@ public final class FrameText {
         if (bth.becn()) {
             line.append(" BECN");
         }
-        frame.ethernet().vlan().ifPresent(vlan -> line.append(" VLAN=").append(vlan.vlanId()));
+        vlan.ifPresent(tag -> line.append(" VLAN=").append(tag.vlanId()));
         if (opcode.carriesPayload()) {
             line.append(" payload=").append(packet.payloadLength());
         }

@@ -68,11 +68,7 @@ public final class IcrcCalculator {
         System.arraycopy(frame, ipOffset, masked, PSEUDO_LRH, maskedLength);
         int ip = PSEUDO_LRH;
         if (ipv6) {
-            masked[ip] |= 0x0F;            // traffic class, high nibble
-            masked[ip + 1] = (byte) 0xFF;  // traffic class low nibble, flow label
-            masked[ip + 2] = (byte) 0xFF;
-            masked[ip + 3] = (byte) 0xFF;
-            masked[ip + 7] = (byte) 0xFF;  // hop limit
+            maskIpv6VariantFields(masked, ip);
         } else {
             masked[ip + 1] = (byte) 0xFF;  // TOS
             masked[ip + 8] = (byte) 0xFF;  // TTL
@@ -92,6 +88,18 @@ public final class IcrcCalculator {
             crc.update(frame, bth, icrcOffset - bth); // rxe_icrc.c: payload_addr(pkt) is the BTH for RC FLUSH
         }
         return (int) crc.getValue();
+    }
+
+    /**
+     * Sets to ones the fields of the IPv6 header (or of the GRH, laid out the same, IBTA 8.3) at
+     * {@code at} that routers may change: traffic class, flow label, hop limit (A17.4.2, §7.8.1).
+     */
+    static void maskIpv6VariantFields(byte[] b, int at) {
+        b[at] |= 0x0F;            // traffic class, high nibble
+        b[at + 1] = (byte) 0xFF;  // traffic class low nibble, flow label
+        b[at + 2] = (byte) 0xFF;
+        b[at + 3] = (byte) 0xFF;
+        b[at + 7] = (byte) 0xFF;  // hop limit
     }
 
     /**

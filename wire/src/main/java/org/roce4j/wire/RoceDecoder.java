@@ -11,7 +11,16 @@ import java.util.Optional;
  */
 public final class RoceDecoder {
     private final PacketInfo info = new PacketInfo();
-    private final DecodeCounters counters = new DecodeCounters();
+    private final DecodeCounters counters;
+
+    public RoceDecoder() {
+        this(new DecodeCounters());
+    }
+
+    /** A decoder that counts into {@code counters}, which an {@link IbDecoder} may share. */
+    public RoceDecoder(DecodeCounters counters) {
+        this.counters = counters;
+    }
 
     public DecodeResult decode(byte[] frame) {
         return decode(frame, 0, frame.length);

@@ -38,8 +38,13 @@ record PcapGlobalHeader(
     static final int PCAPNG_MAGIC = Pcapng.SECTION_HEADER;
 
     /** What {@link PcapWriter} writes: nanoseconds, 2.4, Ethernet, little-endian as on x86. */
-    static final PcapGlobalHeader WRITTEN = new PcapGlobalHeader(ByteOrder.LITTLE_ENDIAN,
-            TimestampResolution.NANOSECONDS, 2, 4, MAXIMUM_SNAPLEN, LinkType.ETHERNET.value());
+    static final PcapGlobalHeader WRITTEN = written(LinkType.ETHERNET);
+
+    /** What {@link PcapWriter} writes for packets of {@code linkType}. */
+    static PcapGlobalHeader written(LinkType linkType) {
+        return new PcapGlobalHeader(ByteOrder.LITTLE_ENDIAN, TimestampResolution.NANOSECONDS, 2, 4, MAXIMUM_SNAPLEN,
+                linkType.value());
+    }
 
     PcapGlobalHeader {
         Objects.requireNonNull(byteOrder);

@@ -11,7 +11,7 @@ import java.util.Objects;
 
 /**
  * Writes a classic pcap file: nanosecond timestamps (magic 0xA1B23C4D), version 2.4, snaplen
- * {@value #SNAPLEN}, {@link LinkType#ETHERNET}, little-endian as libpcap writes on x86.
+ * {@value #SNAPLEN}, {@link LinkType#ETHERNET} unless told otherwise, little-endian as libpcap writes on x86.
  *
  * <p>The output depends only on what is written: no clock is read, so the same frames with the
  * same timestamps give the same bytes. Output is buffered; {@link #flush()} or {@link #close()}
@@ -38,8 +38,19 @@ public final class PcapWriter implements CaptureWriter {
      * @param out where the file goes
      */
     public PcapWriter(OutputStream out) {
+        this(out, LinkType.ETHERNET);
+    }
+
+    /**
+     * Starts a capture of packets of {@code linkType} on {@code out}, e.g. {@link LinkType#INFINIBAND}
+     * for InfiniBand packets from their LRH; otherwise as {@link #PcapWriter(OutputStream)}.
+     *
+     * @param out where the file goes
+     * @param linkType the link type of every record
+     */
+    public PcapWriter(OutputStream out, LinkType linkType) {
         this.out = Objects.requireNonNull(out, "out");
-        PcapGlobalHeader.WRITTEN.encode(view, 0);
+        PcapGlobalHeader.written(linkType).encode(view, 0);
         used = PcapGlobalHeader.LENGTH;
     }
 
@@ -52,6 +63,18 @@ public final class PcapWriter implements CaptureWriter {
      */
     public static PcapWriter create(Path file) throws IOException {
         return new PcapWriter(Files.newOutputStream(file));
+    }
+
+    /**
+     * Creates (or truncates) {@code file} and starts a capture of packets of {@code linkType} in it.
+     *
+     * @param file the file to write
+     * @param linkType the link type of every record
+     * @return a writer that closes the file when closed
+     * @throws IOException if the file cannot be opened for writing
+     */
+    public static PcapWriter create(Path file, LinkType linkType) throws IOException {
+        return new PcapWriter(Files.newOutputStream(file), linkType);
     }
 
     /**
