@@ -585,7 +585,9 @@ public final class Rnic implements Agent, FrameReceiver {
         }
         values.put("icrc_errors", decodeDrops[DropReason.BAD_ICRC.ordinal()]);
         for (DropReason reason : DropReason.values()) {
-            values.put("dropped_" + reason.name().toLowerCase(Locale.ROOT), decodeDrops[reason.ordinal()]);
+            if (reason.appliesToRoceV2()) { // an RNIC parses RoCEv2 only: no LRH, GRH or VCRC drops to count
+                values.put("dropped_" + reason.name().toLowerCase(Locale.ROOT), decodeDrops[reason.ordinal()]);
+            }
         }
         return new PortCounters(DeviceLimits.PORT, values);
     }
