@@ -77,5 +77,7 @@ class RxeFlushIcrcTest {
         new IcrcCalculator().fill(withIbtasIcrc, IP, withIbtasIcrc.length - IcrcCalculator.LENGTH);
         assertThat(rxe.parseFrame(withIbtasIcrc, 0, withIbtasIcrc.length)).isFalse();
         assertThat(rxe.dropDetail()).endsWith("; it is IBTA's ICRC, which Linux rxe refuses on an RC FLUSH)");
+        assertThat(rxe.parseFrame(FLUSH_RXE_ACCEPTED, 0, FLUSH_RXE_ACCEPTED.length))
+                .as("naming the other way left the parse expecting rxe's ICRC").isTrue();
     }
 }
