@@ -15,7 +15,7 @@ class DecodeIbTest {
         TestCaptures.Run run = TestCaptures.run("decode", TestCaptures.committed(AllOpcodesCapture.ROCE_V1_FILE).toString());
         assertThat(run.exitCode()).as(run.err()).isZero();
         assertThat(run.lines().getFirst()).isEqualTo("1 0.000000000 RoCEv1 2001:db8::1 → 2001:db8::2 RC Send First"
-                + " QP=0x000012 PSN=16777208 payload=256 ICRC ok");
+                + " QP=0x000012 PSN=0xfffff8 payload=256 ICRC ok");
         assertThat(run.out()).contains("RoCE frames:           " + AllOpcodesCapture.frames(6).size());
     }
 
@@ -24,7 +24,7 @@ class DecodeIbTest {
         TestCaptures.Run run = TestCaptures.run("decode", TestCaptures.committed(AllOpcodesCapture.INFINIBAND_FILE).toString());
         assertThat(run.exitCode()).as(run.err()).isZero();
         assertThat(run.lines().getFirst()).isEqualTo("1 0.000000000 IB LID 0x0001 → LID 0x0002 RC Send First"
-                + " QP=0x000012 PSN=16777208 payload=256 ICRC ok VCRC ok");
+                + " QP=0x000012 PSN=0xfffff8 payload=256 ICRC ok VCRC ok");
     }
 
     @Test

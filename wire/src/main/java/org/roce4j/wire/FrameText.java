@@ -52,7 +52,7 @@ public final class FrameText {
      * {@return the one-line summary of a RoCEv1 frame or an InfiniBand packet, as {@link
      * #summary(RoceFrame)} writes a RoCEv2 frame's, led by its encapsulation} Addresses are the GIDs
      * when there is a GRH, and on InfiniBand the LIDs too, e.g. {@code RoCEv1 2001:db8::1 → 2001:db8::2
-     * RC Send Only QP=0x000012 PSN=3 payload=42} or {@code IB LID 0x0001 → LID 0x0002 RC ...}.
+     * RC Send Only QP=0x000012 PSN=0x000003 payload=42} or {@code IB LID 0x0001 → LID 0x0002 RC ...}.
      *
      * @param frame the decoded frame
      */

@@ -94,7 +94,7 @@ class IbDecoderTest {
 
     @Test
     void summariesNameTheEncapsulation() {
-        assertThat(FrameText.summary(LOCAL)).isEqualTo("IB LID 0x0001 → LID 0x0002 RC Send Only QP=0x000012 PSN=3 payload=3");
-        assertThat(FrameText.summary(ROCE_V1)).isEqualTo("RoCEv1 2001:db8::1 → 2001:db8::2 RC Send Only QP=0x000012 PSN=3 payload=3");
+        assertThat(FrameText.summary(LOCAL)).isEqualTo("IB LID 0x0001 → LID 0x0002 RC Send Only QP=0x000012 PSN=0x000003 payload=3");
+        assertThat(FrameText.summary(ROCE_V1)).isEqualTo("RoCEv1 2001:db8::1 → 2001:db8::2 RC Send Only QP=0x000012 PSN=0x000003 payload=3");
     }
 }
