@@ -14,8 +14,9 @@ import org.roce4j.verbs.SendWr;
  * Fails on purpose, to show what a failing RDMA test leaves behind: its pcap, the seed that replays
  * it, and the last frames of each QP. Half of all frames are lost and each QP may retry once, so
  * some WRITE always ends in IBV_WC_RETRY_EXC_ERR — which one, and the frames before it, depend on
- * the seed. Excluded from the normal build; CI runs it expecting failure, then again with the
- * printed seed expecting the same failure.
+ * the seed. Not part of the user project (which is what docs/getting-started.md shows):
+ * ../check-failing-example adds it to a copy of that project, runs it expecting failure, then again
+ * with the printed seed expecting the same failure.
  */
 @Tag("deliberately-failing")
 @EmulatedFabric(drop = 0.5)
