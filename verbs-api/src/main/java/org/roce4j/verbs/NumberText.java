@@ -12,17 +12,29 @@ import java.util.Locale;
 public final class NumberText {
     private NumberText() {}
 
-    /** {@return a 24-bit QP number as {@code 0x%06x}} */
+    /**
+     * {@return a 24-bit QP number as {@code 0x%06x}}
+     *
+     * @param qpn the QP number
+     */
     public static String qpn(int qpn) {
         return String.format(Locale.ROOT, "0x%06x", qpn);
     }
 
-    /** {@return a 24-bit PSN as {@code 0x%06x}} */
+    /**
+     * {@return a 24-bit PSN as {@code 0x%06x}}
+     *
+     * @param psn the packet sequence number
+     */
     public static String psn(int psn) {
         return String.format(Locale.ROOT, "0x%06x", psn);
     }
 
-    /** {@return a 32-bit key (lkey, rkey, Q_Key) as {@code 0x%08x}} */
+    /**
+     * {@return a 32-bit key (lkey, rkey, Q_Key) as {@code 0x%08x}}
+     *
+     * @param key the key
+     */
     public static String key(int key) {
         return String.format(Locale.ROOT, "0x%08x", key);
     }
