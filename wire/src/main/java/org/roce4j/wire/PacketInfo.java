@@ -45,6 +45,26 @@ public final class PacketInfo {
      * @return true when the frame is a well-formed RoCEv2 packet with a valid ICRC
      */
     public boolean parseFrame(byte[] frame, int offset, int length) {
+        return parseLayers(frame, offset, length) && verifyIcrc();
+    }
+
+    /**
+     * Parses an Ethernet frame as {@link #parseFrame} does but leaves its ICRC unchecked
+     * ({@link #icrcStatus()} NOT_CHECKED): for a frame from an in-process link that vouches it is
+     * byte for byte what its sender built, whose ICRC that sender may have left out
+     * ({@link PacketWriter#offloadIcrc}). A real RNIC computes and checks the ICRC in hardware; a
+     * software model whose frames cannot change on the way need not do either. An RC FLUSH is checked
+     * all the same: Linux rxe and IBTA compute its ICRC differently ({@link #flushIcrcAsRxe}), and its
+     * sender always puts one on.
+     *
+     * @return true when the frame is a well-formed RoCEv2 packet (an RC FLUSH: with a valid ICRC)
+     */
+    public boolean parseTrustedFrame(byte[] frame, int offset, int length) {
+        return parseLayers(frame, offset, length) && (opcode != Opcode.RC_FLUSH || verifyIcrc());
+    }
+
+    /** Ethernet to the ICRC's place, every layer checked but the ICRC. */
+    private boolean parseLayers(byte[] frame, int offset, int length) {
         reset(frame, offset);
         if (offset < 0 || length < 0 || offset > frame.length - length) {
             return drop(DropReason.TRUNCATED_ETHERNET, length);
@@ -72,9 +92,13 @@ public final class PacketInfo {
             return false;
         }
         trailerLength = end - datagramEnd;
-        boolean valid = icrcCalculator.verify(frame, ipOffset, icrcOffset);
+        return true;
+    }
+
+    private boolean verifyIcrc() {
+        boolean valid = icrcCalculator.verify(buffer, ipOffset, icrcOffset);
         icrcStatus = valid ? IcrcStatus.VALID : IcrcStatus.INVALID;
-        return valid || drop(DropReason.BAD_ICRC, IcrcCalculator.read(frame, icrcOffset));
+        return valid || drop(DropReason.BAD_ICRC, IcrcCalculator.read(buffer, icrcOffset));
     }
 
     /**

@@ -51,6 +51,7 @@ public final class PacketWriter {
     private int destQp;
     private boolean ackReq;
     private int psn;
+    private boolean icrcOffloaded;
 
     /**
      * Sets whether an RC FLUSH gets the ICRC Linux rxe puts on it (its headers counted twice,
@@ -61,6 +62,18 @@ public final class PacketWriter {
     }
 
     /** Starts an untagged frame at {@code offset}; MAC addresses in the low 48 bits. */
+    /**
+     * Sets whether {@link #finish} leaves the ICRC to someone else, as an RNIC that computes it in
+     * hardware leaves it to its transmit engine: the four ICRC bytes are written as zero. Only for a
+     * frame that goes over a link which vouches that nobody reads or changes it before a receiver
+     * that skips the ICRC check ({@link PacketInfo#parseTrustedFrame}); every other frame needs its ICRC.
+     * An RC FLUSH keeps it all the same: Linux rxe and IBTA compute it differently
+     * ({@link #flushIcrcAsRxe}), and a receiver of the other kind must still drop it.
+     */
+    public void offloadIcrc(boolean offloaded) {
+        icrcOffloaded = offloaded;
+    }
+
     public PacketWriter ethernet(byte[] buffer, int offset, long destinationMac, long sourceMac) {
         return ethernet(buffer, offset, destinationMac, sourceMac, -1);
     }
@@ -252,7 +265,11 @@ public final class PacketWriter {
         int end = icrcOffset + IcrcCalculator.LENGTH;
         headers(end - bthOffset);
         Bth.write(b, bthOffset, opcode, solicitedEvent, migReq, pad, 0, pkey, fecn, becn, destQp, ackReq, psn);
-        icrc.fill(b, ipOffset, icrcOffset);
+        if (icrcOffloaded && opcode != Opcode.RC_FLUSH) {
+            Bytes.i32(b, icrcOffset, 0);
+        } else {
+            icrc.fill(b, ipOffset, icrcOffset);
+        }
         if (ipVersion == 6) {
             // The ICRC masks the UDP checksum, so filling it in afterwards leaves the ICRC valid.
             Bytes.u16(b, udpOffset + UdpHeader.CHECKSUM_OFFSET, UdpHeader.checksum(b, ipOffset, end - udpOffset));

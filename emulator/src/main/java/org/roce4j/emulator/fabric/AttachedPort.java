@@ -23,7 +23,22 @@ final class AttachedPort implements FabricPort {
 
     @Override
     public void transmit(byte[] frame, int offset, int length) {
-        fabric.transmit(frame, offset, length);
+        fabric.transmit(frame, offset, length, false);
+    }
+
+    @Override
+    public boolean needsIcrc() {
+        return fabric.needsIcrc();
+    }
+
+    @Override
+    public void transmitUnchanged(byte[] frame, int offset, int length) {
+        fabric.transmit(frame, offset, length, true);
+    }
+
+    @Override
+    public byte[] transmitHandingOver(byte[] frame, int length) {
+        return fabric.transmitHandingOver(frame, length);
     }
 
     @Override

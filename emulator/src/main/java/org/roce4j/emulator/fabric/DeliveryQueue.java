@@ -22,6 +22,8 @@ final class DeliveryQueue {
     private AttachedPort[] destination;
     /** What the fault injector did to each frame, for the tap's comments; null when nobody asked. */
     private List<?>[] faults;
+    /** Per slot: whether the frame is as its sender built it ({@link FabricPort#transmitUnchanged}). */
+    private boolean[] unchanged;
     /** Slot numbers, heap-ordered by (time, sequence). */
     private int[] heap;
     private int size;
@@ -39,19 +41,25 @@ final class DeliveryQueue {
         length = new int[capacity];
         destination = new AttachedPort[capacity];
         faults = new List<?>[capacity];
+        unchanged = new boolean[capacity];
         heap = new int[capacity];
         freeSlots = new int[capacity];
     }
 
     /** Queues a frame, held in {@code frame[0 .. frameLength)}, for {@code deliveryNanos}. */
     void add(long deliveryNanos, byte[] frame, int frameLength, AttachedPort to) {
-        add(deliveryNanos, frame, frameLength, to, null);
+        add(deliveryNanos, frame, frameLength, to, null, false);
     }
 
-    /** Queues a frame with what the fault injector did to it ({@code faultNotes}, for the tap; may be null). */
-    void add(long deliveryNanos, byte[] frame, int frameLength, AttachedPort to, List<String> faultNotes) {
+    /**
+     * Queues a frame with what the fault injector did to it ({@code faultNotes}, for the tap; may be null)
+     * and whether it is as its sender built it ({@code asBuilt}).
+     */
+    void add(long deliveryNanos, byte[] frame, int frameLength, AttachedPort to, List<String> faultNotes,
+             boolean asBuilt) {
         int slot = allocateSlot();
         faults[slot] = faultNotes;
+        unchanged[slot] = asBuilt;
         time[slot] = deliveryNanos;
         sequence[slot] = nextSequence++;
         buffer[slot] = frame;
@@ -107,6 +115,11 @@ final class DeliveryQueue {
         return destination[slot];
     }
 
+    /** {@return whether the frame is as its sender built it: its receiver need not check its ICRC} */
+    boolean unchanged(int slot) {
+        return unchanged[slot];
+    }
+
     /** {@return what the fault injector did to the frame, as queued; empty when nothing or nobody asked} */
     @SuppressWarnings("unchecked") // only add() stores here, and only List<String>
     List<String> faultNotes(int slot) {
@@ -140,6 +153,7 @@ final class DeliveryQueue {
         length = Arrays.copyOf(length, capacity);
         destination = Arrays.copyOf(destination, capacity);
         faults = Arrays.copyOf(faults, capacity);
+        unchanged = Arrays.copyOf(unchanged, capacity);
         heap = Arrays.copyOf(heap, capacity);
         freeSlots = Arrays.copyOf(freeSlots, capacity);
     }

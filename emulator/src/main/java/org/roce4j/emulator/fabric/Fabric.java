@@ -365,11 +365,35 @@ public final class Fabric implements AutoCloseable {
 
     // ---- package-private: the ports and the event loop -----------------------------------
 
-    /** What every {@link FabricPort#transmit} comes to. */
-    void transmit(byte[] frame, int offset, int length) {
+    /** What {@link FabricPort#transmitHandingOver} comes to. */
+    byte[] transmitHandingOver(byte[] frame, int length) {
+        byte[] next;
         lock.lock();
         try {
-            frameSwitch.route(frame, offset, length, clock.nanoTime(), linkDelayNanos);
+            next = frameSwitch.routeHandingOver(frame, length, clock.nanoTime(), linkDelayNanos);
+        } finally {
+            lock.unlock();
+        }
+        if (eventLoop != null) {
+            eventLoop.wakeUpFromOutside();
+        }
+        return next;
+    }
+
+    /** {@link FabricPort#needsIcrc()}: the caller holds the lock. */
+    boolean needsIcrc() {
+        return frameSwitch.needsIcrc();
+    }
+
+    /**
+     * What every {@link FabricPort#transmit} and {@link FabricPort#transmitUnchanged} comes to.
+     *
+     * @param unchanged whether the sender vouches the frame is as it built it
+     */
+    void transmit(byte[] frame, int offset, int length, boolean unchanged) {
+        lock.lock();
+        try {
+            frameSwitch.route(frame, offset, length, clock.nanoTime(), linkDelayNanos, unchanged);
         } finally {
             lock.unlock();
         }

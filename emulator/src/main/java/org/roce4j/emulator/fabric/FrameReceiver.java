@@ -15,4 +15,20 @@ public interface FrameReceiver {
      * @param nowNanos the fabric's time of delivery
      */
     void onFrame(byte[] frame, int offset, int length, long nowNanos);
+
+    /**
+     * {@return whether this receiver takes frames whose ICRC their sender left out, through
+     * {@link #onUnchangedFrame}} While any attached receiver does not, every sender computes the ICRC.
+     */
+    default boolean takesFramesWithoutIcrc() {
+        return false;
+    }
+
+    /**
+     * A frame as {@link #onFrame} gets it, sent with {@link FabricPort#transmitUnchanged} and changed by
+     * nobody on the way: its ICRC (zero where the sender left it out) need not be checked.
+     */
+    default void onUnchangedFrame(byte[] frame, int offset, int length, long nowNanos) {
+        onFrame(frame, offset, length, nowNanos);
+    }
 }

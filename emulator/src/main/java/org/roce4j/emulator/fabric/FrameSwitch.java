@@ -30,6 +30,13 @@ final class FrameSwitch {
     /** Queued in place of the notes for a frame no tap is to see; compared by identity. */
     private static final List<String> NOT_ON_THE_WIRE = List.of("not on the wire");
 
+    /**
+     * A frame handed over this long or longer is queued as it is rather than copied
+     * ({@link FabricPort#transmitHandingOver}): below it the copy costs less than keeping a whole
+     * transmit-sized array per queued ACK.
+     */
+    static final int HAND_OVER_MIN_LENGTH = 1024;
+
     /** Destination MAC, source MAC, EtherType: shorter is no Ethernet frame. */
     static final int ETHERNET_HEADER_LENGTH = 14;
 
@@ -39,6 +46,8 @@ final class FrameSwitch {
     private final DeliveryQueue queue = new DeliveryQueue(64);
     private final FramePool pool = new FramePool();
     private FrameFilter filter = FrameFilter.PASS_ALL;
+    /** Attached ports whose receivers take no frame without its ICRC. */
+    private int portsNeedingIcrc;
 
     private CaptureWriter tap;
     /** Which sent frames are retransmissions, for the tap's comments; null without a tap. */
@@ -68,6 +77,9 @@ final class FrameSwitch {
         }
         ports.put(mac.value(), port);
         portsInOrder.add(port);
+        if (!receiver.takesFramesWithoutIcrc()) {
+            portsNeedingIcrc++;
+        }
         return port;
     }
 
@@ -83,21 +95,46 @@ final class FrameSwitch {
         retransmissions = new RetransmissionMarks();
     }
 
+    /** {@link FabricPort#needsIcrc()}: a tap or a filter reads frames, or a receiver checks every ICRC. */
+    boolean needsIcrc() {
+        return tap != null || filter != FrameFilter.PASS_ALL || portsNeedingIcrc > 0;
+    }
+
     /**
      * The one path every transmitted frame takes: validate, look up the destination, copy, let the
      * {@link FrameFilter} decide (the fault-injection point), queue, and queue a second copy when
      * the filter asks for a duplicate. Never throws: each way a frame can fail is a counter.
+     *
+     * @param unchanged whether the sender vouches the frame is as it built it ({@link FabricPort#transmitUnchanged});
+     *                  with no filter installed it reaches its receiver so
      */
-    void route(byte[] frame, int offset, int length, long nowNanos, long linkDelayNanos) {
+    void route(byte[] frame, int offset, int length, long nowNanos, long linkDelayNanos, boolean unchanged) {
+        route(frame, offset, length, nowNanos, linkDelayNanos, unchanged, false);
+    }
+
+    /**
+     * Routes {@code frame[0 .. length)} as {@link #route} does, keeping the array itself in the queue when
+     * the frame goes to one port and is long enough ({@link #HAND_OVER_MIN_LENGTH}).
+     *
+     * @return the array the sender builds its next frame in: {@code frame} if it was copied, else a pooled one
+     */
+    byte[] routeHandingOver(byte[] frame, int length, long nowNanos, long linkDelayNanos) {
+        boolean kept = route(frame, 0, length, nowNanos, linkDelayNanos, true, length >= HAND_OVER_MIN_LENGTH);
+        return kept ? pool.take(Fabric.MAX_FRAME_LENGTH) : frame;
+    }
+
+    /** @return whether the switch kept {@code frame} itself (only if {@code mayKeep}) */
+    private boolean route(byte[] frame, int offset, int length, long nowNanos, long linkDelayNanos,
+                          boolean unchanged, boolean mayKeep) {
         transmitted++;
         if (closed) {
             droppedClosed++;
-            return;
+            return false;
         }
         if (frame == null || offset < 0 || length < ETHERNET_HEADER_LENGTH
                 || length > Fabric.MAX_FRAME_LENGTH || offset > frame.length - length) {
             droppedMalformed++;
-            return;
+            return false;
         }
         List<String> marks = tap == null ? List.of() : retransmissions.onSent(frame, offset, length);
         long destinationMac = mac(frame, offset);
@@ -108,17 +145,19 @@ final class FrameSwitch {
             long sourceMac = mac(frame, offset + 6);
             for (int i = 0; i < portsInOrder.size(); i++) {
                 AttachedPort port = portsInOrder.get(i);
-                forward(frame, offset, length, nowNanos, linkDelayNanos, port, port.mac().value() != sourceMac, marks);
+                forward(frame, offset, length, nowNanos, linkDelayNanos, port, port.mac().value() != sourceMac, marks,
+                        unchanged, false);
             }
-            return;
+            return false;
         }
         AttachedPort destination = ports.get(destinationMac);
         if (destination == null) {
             droppedUnknownDestination++;
             capture(frame, offset, length, nowNanos, RetransmissionMarks.join(marks, NO_PORT));
-            return;
+            return false;
         }
-        forward(frame, offset, length, nowNanos, linkDelayNanos, destination, true, marks);
+        forward(frame, offset, length, nowNanos, linkDelayNanos, destination, true, marks, unchanged, mayKeep);
+        return mayKeep;
     }
 
     /** An Ethernet group address that is not the broadcast (which the fabric uses for "no neighbour": lost). */
@@ -129,11 +168,17 @@ final class FrameSwitch {
     /**
      * @param onTheWire false for the copy a multicast sender loops back to itself: no wire carries it, no tap sees it
      * @param marks the tap's comments on the frame as sent ({@link RetransmissionMarks})
+     * @param unchanged whether the sender vouches the frame is as it built it
+     * @param keep whether to queue {@code frame} itself (offset 0) rather than a copy
      */
     private void forward(byte[] frame, int offset, int length, long nowNanos, long linkDelayNanos,
-                         AttachedPort destination, boolean onTheWire, List<String> marks) {
-        byte[] copy = pool.take(length);
-        System.arraycopy(frame, offset, copy, 0, length);
+                         AttachedPort destination, boolean onTheWire, List<String> marks, boolean unchanged,
+                         boolean keep) {
+        byte[] copy = frame;
+        if (!keep) {
+            copy = pool.take(length);
+            System.arraycopy(frame, offset, copy, 0, length);
+        }
         long deliveryNanos = filter.deliveryTimeNanos(copy, length, nowNanos, nowNanos + linkDelayNanos);
         if (deliveryNanos == FrameFilter.DROP) {
             droppedByFilter++;
@@ -144,14 +189,16 @@ final class FrameSwitch {
             return;
         }
         deliveryNanos = Math.max(deliveryNanos, nowNanos);
-        queue.add(deliveryNanos, copy, length, destination, tapNotes(onTheWire, marks, false));
+        // A filter may have changed the bytes (a corrupting fault): then the receiver checks them all.
+        queue.add(deliveryNanos, copy, length, destination, tapNotes(onTheWire, marks, false),
+                unchanged && filter == FrameFilter.PASS_ALL);
         long duplicateNanos = filter.duplicateDeliveryTimeNanos(copy, length, nowNanos, deliveryNanos);
         if (duplicateNanos != FrameFilter.DROP) {
             duplicatedByFilter++;
             byte[] second = pool.take(length);
             System.arraycopy(copy, 0, second, 0, length);
             queue.add(Math.max(duplicateNanos, nowNanos), second, length, destination,
-                    tapNotes(onTheWire, marks, true));
+                    tapNotes(onTheWire, marks, true), false);
         }
     }
 
@@ -186,7 +233,11 @@ final class FrameSwitch {
             if (notes != NOT_ON_THE_WIRE) {
                 capture(frame, 0, queue.length(slot), nowNanos, notes);
             }
-            port.receiver().onFrame(frame, 0, queue.length(slot), nowNanos);
+            if (queue.unchanged(slot)) {
+                port.receiver().onUnchangedFrame(frame, 0, queue.length(slot), nowNanos);
+            } else {
+                port.receiver().onFrame(frame, 0, queue.length(slot), nowNanos);
+            }
         } catch (RuntimeException | Error e) {
             failures.report(port, "receiver at " + nowNanos, e);
         } finally {

@@ -78,8 +78,11 @@ public final class Rnic implements Agent, FrameReceiver {
     /** The QPN of QP slot 0, from the {@link KeySource}: 17 on the deterministic fabric, random elsewhere. */
     private final int qpnBase;
     public final EmulatedDevice device;
-    /** The transmit buffer every frame is built in; the fabric copies on transmit. */
-    public final byte[] tx = new byte[Fabric.MAX_FRAME_LENGTH];
+    /**
+     * The transmit buffer the next frame is built in ({@link #tx()}): the fabric may keep it, handing
+     * back another ({@link FabricPort#transmitHandingOver}).
+     */
+    private byte[] tx = new byte[Fabric.MAX_FRAME_LENGTH];
     private final PacketWriter writer = new PacketWriter();
     /** The UDP source port of every frame, or -1 for the QP's (rxe's per-QP flow). */
     private final int fixedSourcePort;
@@ -342,6 +345,22 @@ public final class Rnic implements Agent, FrameReceiver {
         receive(rx.parseFrame(frame, offset, length), nowNanos);
     }
 
+    /** Frames from this fabric's RNICs may come without their ICRC: {@link #beginFrame} leaves it out when it can. */
+    @Override
+    public boolean takesFramesWithoutIcrc() {
+        return true;
+    }
+
+    /**
+     * A frame an RNIC built and nobody changed: parsed with every check but the ICRC's, which a real
+     * RNIC leaves to hardware and which nothing on the way could have broken.
+     */
+    @Override
+    public void onUnchangedFrame(byte[] frame, int offset, int length, long nowNanos) {
+        count(RnicCounter.FRAMES_RECEIVED);
+        receive(rx.parseTrustedFrame(frame, offset, length), nowNanos);
+    }
+
     /**
      * What every received packet goes through once parsed into {@link #rx}, from the fabric or a
      * link: malformed, not for one of our GIDs, or a CNP (no congestion control here) is dropped
@@ -447,6 +466,9 @@ public final class Rnic implements Agent, FrameReceiver {
      * The caller goes on with the BTH and finishes the frame; {@link #transmit} sends it.
      */
     public PacketWriter beginFrame(NetworkPath path, int sourcePort) {
+        // ICRC offload: on a fabric where nothing reads frames on the way, only the receiving RNIC would
+        // look at the ICRC, and it takes the frame unchecked (onUnchangedFrame). A link always needs it.
+        writer.offloadIcrc(link == null && !port.needsIcrc());
         writer.ethernet(tx, 0, destinationMac(path), mac.value());
         if (path.ipv6) {
             writer.ipv6(path.trafficClass, path.flowLabel, path.hopLimit, path.sourceIp, path.destinationIp);
@@ -462,13 +484,18 @@ public final class Rnic implements Agent, FrameReceiver {
         return writer.udp(fixedSourcePort >= 0 ? fixedSourcePort : sourcePort);
     }
 
+    /** {@return the array {@link #beginFrame} builds the frame in; valid until {@link #transmit}} */
+    public byte[] tx() {
+        return tx;
+    }
+
     /** Sends the frame built in {@link #tx}. */
     public void transmit(int length) {
         count(RnicCounter.FRAMES_SENT);
         if (link != null) {
             link.transmit(tx, 0, length);
         } else {
-            port.transmit(tx, 0, length);
+            tx = port.transmitHandingOver(tx, length);
         }
     }
 

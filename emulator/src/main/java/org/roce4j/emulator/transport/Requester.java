@@ -335,7 +335,7 @@ public final class Requester {
         PacketWriter frame = rnic.beginFrame(path, qp.sourcePort).bth(opcode, destQp, psn)
                 .solicitedEvent(solicited).ackReq(ackReq);
         writeExtensionHeaders(frame, opcode, wqe, offset);
-        byte[] b = rnic.tx;
+        byte[] b = rnic.tx();
         int payloadAt = frame.payloadOffset();
         if (payload > 0) {
             int copied = wqe.inline

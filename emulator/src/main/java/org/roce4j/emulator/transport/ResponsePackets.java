@@ -98,7 +98,7 @@ final class ResponsePackets {
             if (opcode.has(HeaderType.AETH)) { // IBTA 9.4.4: not on MIDDLE responses
                 frame.aeth(ACK_UNLIMITED, res.msn);
             }
-            if (payload > 0 && !region.load(res.nextVa, rnic.tx, frame.payloadOffset(), payload)) {
+            if (payload > 0 && !region.load(res.nextVa, rnic.tx(), frame.payloadOffset(), payload)) {
                 return MEMORY_FAULT; // the cursor stays on the response that could not be built
             }
             rnic.transmit(frame.finish(payload));

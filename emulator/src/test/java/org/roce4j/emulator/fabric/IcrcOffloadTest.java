@@ -1,0 +1,132 @@
+package org.roce4j.emulator.fabric;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.roce4j.emulator.fabric.TestFrames.A;
+import static org.roce4j.emulator.fabric.TestFrames.B;
+import static org.roce4j.emulator.fabric.TestFrames.frame;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.roce4j.emulator.fabric.TestFrames.Arrival;
+
+/**
+ * ICRC offload and frames handed over on the in-process fabric: a sender may leave the ICRC out only
+ * while nothing but offload-capable RNICs reads frames, a frame reaches its receiver as unchanged only
+ * when no filter could have changed it, and a long frame handed over is queued without a copy.
+ */
+class IcrcOffloadTest {
+
+    /** An RNIC-like receiver: takes frames without an ICRC, and records which entry each frame came through. */
+    static final class OffloadingReceiver implements FrameReceiver {
+        final List<Arrival> checked = new ArrayList<>();
+        final List<Arrival> unchanged = new ArrayList<>();
+        final List<byte[]> arrays = new ArrayList<>();
+
+        @Override
+        public boolean takesFramesWithoutIcrc() {
+            return true;
+        }
+
+        @Override
+        public void onFrame(byte[] frame, int offset, int length, long nowNanos) {
+            checked.add(new Arrival("checked", nowNanos, java.util.Arrays.copyOfRange(frame, offset, offset + length)));
+        }
+
+        @Override
+        public void onUnchangedFrame(byte[] frame, int offset, int length, long nowNanos) {
+            arrays.add(frame);
+            unchanged.add(new Arrival("unchanged", nowNanos, java.util.Arrays.copyOfRange(frame, offset, offset + length)));
+        }
+    }
+
+    private final Fabric fabric = Fabric.deterministic();
+    private final OffloadingReceiver atA = new OffloadingReceiver();
+    private final OffloadingReceiver atB = new OffloadingReceiver();
+    private final FabricPort a = fabric.attach(A, atA);
+    private final FabricPort b = fabric.attach(B, atB);
+
+    @Test
+    void onAFabricOfOffloadingReceiversAloneNoSenderNeedsTheIcrc() {
+        assertThat(a.needsIcrc()).isFalse();
+        assertThat(b.needsIcrc()).isFalse();
+    }
+
+    @Test
+    void aTapMakesEverySenderComputeTheIcrc(@TempDir Path dir) throws IOException {
+        fabric.tap(dir.resolve("t.pcap"));
+        assertThat(a.needsIcrc()).isTrue();
+    }
+
+    @Test
+    void aFilterMakesEverySenderComputeTheIcrcAndEveryReceiverCheckIt() {
+        fabric.faults(Faults.seeded(1).drop(0.0));
+        assertThat(a.needsIcrc()).isTrue();
+
+        byte[] sent = frame(B, A, 0x5a, 64);
+        a.transmitUnchanged(sent, 0, sent.length);
+        fabric.runUntilIdle();
+
+        assertThat(atB.unchanged).isEmpty();
+        assertThat(atB.checked).singleElement().satisfies(arrival -> assertThat(arrival.bytes()).isEqualTo(sent));
+    }
+
+    @Test
+    void aReceiverThatChecksEveryIcrcMakesEverySenderComputeIt() {
+        fabric.attach(TestFrames.C, new TestFrames.Recorder("C"));
+        assertThat(a.needsIcrc()).isTrue();
+    }
+
+    @Test
+    void aFrameSentUnchangedReachesItsReceiverAsUnchangedAndAnOrdinaryOneAsChecked() {
+        byte[] vouched = frame(B, A, 0x11, 64);
+        byte[] ordinary = frame(B, A, 0x22, 64);
+        a.transmitUnchanged(vouched, 0, vouched.length);
+        a.transmit(ordinary, 0, ordinary.length);
+        fabric.runUntilIdle();
+
+        assertThat(atB.unchanged).singleElement().satisfies(arrival -> assertThat(arrival.bytes()).isEqualTo(vouched));
+        assertThat(atB.checked).singleElement().satisfies(arrival -> assertThat(arrival.bytes()).isEqualTo(ordinary));
+    }
+
+    @Test
+    void aLongFrameHandedOverIsQueuedItselfAndTheSenderGetsAnotherArray() {
+        byte[] built = new byte[Fabric.MAX_FRAME_LENGTH];
+        byte[] sent = frame(B, A, 0x33, FrameSwitch.HAND_OVER_MIN_LENGTH);
+        System.arraycopy(sent, 0, built, 0, sent.length);
+
+        byte[] next = a.transmitHandingOver(built, sent.length);
+        fabric.runUntilIdle();
+
+        assertThat(next).isNotSameAs(built).hasSizeGreaterThanOrEqualTo(Fabric.MAX_FRAME_LENGTH);
+        assertThat(atB.arrays).singleElement().isSameAs(built);
+        assertThat(atB.unchanged).singleElement().satisfies(arrival -> assertThat(arrival.bytes()).isEqualTo(sent));
+    }
+
+    @Test
+    void aShortFrameHandedOverIsCopiedAndTheSenderKeepsItsArray() {
+        byte[] built = new byte[Fabric.MAX_FRAME_LENGTH];
+        byte[] sent = frame(B, A, 0x44, FrameSwitch.HAND_OVER_MIN_LENGTH - 1);
+        System.arraycopy(sent, 0, built, 0, sent.length);
+
+        byte[] next = a.transmitHandingOver(built, sent.length);
+        java.util.Arrays.fill(built, (byte) 0); // the sender builds its next frame at once
+        fabric.runUntilIdle();
+
+        assertThat(next).isSameAs(built);
+        assertThat(atB.unchanged).singleElement().satisfies(arrival -> assertThat(arrival.bytes()).isEqualTo(sent));
+    }
+
+    @Test
+    void aFrameToNobodyHandedOverLeavesTheSenderItsArray() {
+        byte[] built = new byte[Fabric.MAX_FRAME_LENGTH];
+        byte[] sent = frame(TestFrames.NOBODY, A, 0x55, 2048);
+        System.arraycopy(sent, 0, built, 0, sent.length);
+
+        assertThat(a.transmitHandingOver(built, sent.length)).isSameAs(built);
+        assertThat(fabric.counters().framesDroppedUnknownDestination()).isEqualTo(1);
+    }
+}
