@@ -32,7 +32,7 @@ final class EmulatedRcPair implements AutoCloseable {
     static final Set<AccessFlag> ALL_ACCESS = EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE,
             AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC);
 
-    final Fabric fabric = Fabric.deterministic();
+    final Fabric fabric;
     final Arena arena = Arena.ofShared();
     final Context contextA;
     final Context contextB;
@@ -49,7 +49,21 @@ final class EmulatedRcPair implements AutoCloseable {
     private final WorkCompletion[] completions = new WorkCompletion[64];
 
     EmulatedRcPair(long memoryBytes, int queueDepth, Mtu mtu) throws Exception {
-        this(memoryBytes, queueDepth, mtu, DEFAULT_ACK_TIMEOUT, false);
+        this(Fabric.deterministic(), memoryBytes, queueDepth, mtu, DEFAULT_ACK_TIMEOUT, false);
+    }
+
+    /** @param fabric {@code Fabric.deterministic()} or {@code Fabric.threaded()}; the pair closes it */
+    EmulatedRcPair(Fabric fabric, long memoryBytes, int queueDepth, Mtu mtu) throws Exception {
+        this(fabric, memoryBytes, queueDepth, mtu, DEFAULT_ACK_TIMEOUT, false);
+    }
+
+    /** The fabric a benchmark's {@code fabric} parameter names: "deterministic" or "threaded". */
+    static Fabric fabric(String kind) {
+        return switch (kind) {
+            case "deterministic" -> Fabric.deterministic();
+            case "threaded" -> Fabric.threaded();
+            default -> throw new IllegalArgumentException("fabric: deterministic or threaded, not " + kind);
+        };
     }
 
     private SoftRnic node(String name, String mac, String ipv4, boolean retryForever) throws Exception {
@@ -62,6 +76,12 @@ final class EmulatedRcPair implements AutoCloseable {
      * @param retryForever retry_cnt 7 retries forever, as Linux rxe does (IBTA: seven retries)
      */
     EmulatedRcPair(long memoryBytes, int queueDepth, Mtu mtu, int ackTimeout, boolean retryForever) throws Exception {
+        this(Fabric.deterministic(), memoryBytes, queueDepth, mtu, ackTimeout, retryForever);
+    }
+
+    private EmulatedRcPair(Fabric fabric, long memoryBytes, int queueDepth, Mtu mtu, int ackTimeout,
+                           boolean retryForever) throws Exception {
+        this.fabric = fabric;
         SoftRnic a = node("rxe0", "02:00:00:00:00:0a", "10.0.0.1", retryForever);
         SoftRnic b = node("rxe1", "02:00:00:00:00:0b", "10.0.0.2", retryForever);
         contextA = a.device().open();
