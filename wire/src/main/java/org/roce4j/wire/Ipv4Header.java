@@ -98,14 +98,16 @@ public record Ipv4Header(int trafficClass, int identification, boolean dontFragm
      * included as is: write it as 0 first to compute the value to store; a stored header sums to 0).
      */
     public static int checksum(byte[] b, int off) {
-        int sum = 0;
-        for (int i = 0; i < LENGTH; i += 2) {
-            sum += Bytes.u16(b, off + i);
+        // RFC 1071 §2(B): the one's complement sum may be taken over 32-bit words and folded to 16 bits.
+        long sum = 0;
+        for (int i = 0; i < LENGTH; i += 4) {
+            sum += Bytes.i32(b, off + i) & 0xFFFF_FFFFL;
         }
+        sum = (sum & 0xFFFF_FFFFL) + (sum >>> 32);
         while ((sum >>> 16) != 0) {
             sum = (sum & 0xFFFF) + (sum >>> 16);
         }
-        return ~sum & 0xFFFF;
+        return (int) ~sum & 0xFFFF;
     }
 
     private static Inet4Address address(byte[] b, int off) {
