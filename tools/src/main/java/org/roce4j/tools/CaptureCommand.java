@@ -8,6 +8,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 import org.roce4j.tools.LiveInterface.LiveCaptureException;
 import org.roce4j.tools.analyze.AnalysisReport;
@@ -86,12 +87,16 @@ final class CaptureCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         AtomicBoolean stop = new AtomicBoolean();
+        AtomicInteger exitCode = new AtomicInteger(Roce4j.INTERNAL_ERROR);
         CountDownLatch finished = new CountDownLatch(1);
-        // Ctrl-C or SIGTERM: stop reading, and let the loop close the file and print the summary first.
+        // SIGINT (Ctrl-C) or SIGTERM: stop reading, let the loop close the file and print the summary, then end
+        // with the exit code the frames earned, as tcpdump does, rather than the JVM's 128 + signal.
         Thread onSignal = new Thread(() -> {
             stop.set(true);
             try {
-                finished.await(5, TimeUnit.SECONDS);
+                if (finished.await(5, TimeUnit.SECONDS)) {
+                    Runtime.getRuntime().halt(exitCode.get());
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -106,20 +111,21 @@ final class CaptureCommand implements Callable<Integer> {
                     seconds(summaryEverySeconds), stop);
             int exit = capture(live::next, limits, System::nanoTime, out);
             out.println("dropped by the kernel: " + live.droppedByKernel());
-            return exit;
+            exitCode.set(exit);
         } catch (LiveCaptureException e) {
-            return Roce4j.fail(spec, e.getMessage());
+            exitCode.set(Roce4j.fail(spec, e.getMessage()));
         } catch (IOException e) {
-            return Roce4j.fail(spec, file + ": " + e.getMessage());
+            exitCode.set(Roce4j.fail(spec, file + ": " + e.getMessage()));
         } finally {
             out.flush();
             finished.countDown();
             try {
                 Runtime.getRuntime().removeShutdownHook(onSignal);
             } catch (IllegalStateException shuttingDown) {
-                // the hook is what stopped us: it is running now
+                // the hook is what stopped us: it ends the JVM with exitCode
             }
         }
+        return exitCode.get();
     }
 
     /** Captures from {@code source} until a limit is reached; prints the summaries; returns the exit code. */

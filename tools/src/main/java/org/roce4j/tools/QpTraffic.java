@@ -12,6 +12,7 @@ import org.roce4j.verbs.NumberText;
 import org.roce4j.wire.Aeth;
 import org.roce4j.wire.AethSyndrome;
 import org.roce4j.wire.DecodeResult;
+import org.roce4j.wire.FrameText;
 import org.roce4j.wire.RoceFrame;
 
 /**
@@ -80,7 +81,7 @@ final class QpTraffic {
 
     static String line(Destination destination, Counts counts) {
         return FramePrinter.INDENT + format(ROOT, "%s QP %s: %d frames, %d bytes, %d bad ICRC, %d NAKs, %d RNR NAKs",
-                destination.address().getHostAddress(), NumberText.qpn(destination.qpn()), counts.frames(), counts.bytes(),
+                FrameText.address(destination.address()), NumberText.qpn(destination.qpn()), counts.frames(), counts.bytes(),
                 counts.badIcrc(), counts.naks(), counts.rnrNaks());
     }
 }

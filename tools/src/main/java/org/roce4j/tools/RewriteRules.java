@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import org.roce4j.verbs.NumberText;
+import org.roce4j.wire.FrameText;
 import org.roce4j.wire.MacAddress;
 import org.roce4j.wire.Psn;
 
@@ -96,8 +97,8 @@ record RewriteRules(Optional<MacAddress> sourceMac, Optional<MacAddress> destina
         StringBuilder text = new StringBuilder();
         sourceMac.ifPresent(mac -> text.append(",src-mac=").append(mac));
         destinationMac.ifPresent(mac -> text.append(",dst-mac=").append(mac));
-        sourceIp.ifPresent(ip -> text.append(",src-ip=").append(ip.getHostAddress()));
-        destinationIp.ifPresent(ip -> text.append(",dst-ip=").append(ip.getHostAddress()));
+        sourceIp.ifPresent(ip -> text.append(",src-ip=").append(FrameText.address(ip)));
+        destinationIp.ifPresent(ip -> text.append(",dst-ip=").append(FrameText.address(ip)));
         qpns.entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e -> text.append(",qpn=")
                 .append(NumberText.qpn(e.getKey())).append(':').append(NumberText.qpn(e.getValue())));
         if (psnDelta != 0) {
