@@ -30,12 +30,6 @@ final class LiveInterface implements AutoCloseable {
     /** How long to wait before asking again when no frame is there: 2 ms, a few hundred wake-ups a second at most. */
     private static final long POLL_NANOS = 2_000_000L;
 
-    static {
-        // pcap4j logs through SLF4J; with no logger bound SLF4J would print a warning on every run.
-        System.setProperty("slf4j.provider", "org.slf4j.helpers.NOP_FallbackServiceProvider");
-        System.setProperty("slf4j.internal.verbosity", "ERROR");
-    }
-
     private final String name;
     private final PcapHandle handle;
 

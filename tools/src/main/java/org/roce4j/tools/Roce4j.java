@@ -36,6 +36,15 @@ public final class Roce4j implements Callable<Integer> {
     static final int USAGE = 2;
     static final int INTERNAL_ERROR = 3;
 
+    static {
+        // pcap4j (capture, replay) brings the SLF4J API and no logger: SLF4J would then warn "No SLF4J providers"
+        // on stderr the first time anyone asks for a logger, Netty included (the UDP link's peers). Its own no-op
+        // provider, named, is silent; Netty still sees a no-op SLF4J and logs through java.util.logging as before
+        // (InternalLoggerFactory: Slf4JLoggerFactory's NOP check).
+        System.setProperty("slf4j.provider", "org.slf4j.helpers.NOP_FallbackServiceProvider");
+        System.setProperty("slf4j.internal.verbosity", "ERROR");
+    }
+
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help and exit")
     private boolean help;
 
