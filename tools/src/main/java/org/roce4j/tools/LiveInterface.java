@@ -71,8 +71,11 @@ final class LiveInterface implements AutoCloseable {
             return new LiveInterface(name, handle);
         } catch (PcapNativeException | NotOpenException e) {
             throw new LiveCaptureException(name + ": " + e.getMessage());
-        } catch (UnsatisfiedLinkError | NoClassDefFoundError e) { // JNA found no libpcap.so
-            throw new LiveCaptureException("libpcap is missing (Debian: apt-get install libpcap0.8): " + e.getMessage());
+        } catch (LinkageError e) { // JNA found no libpcap.so: UnsatisfiedLinkError first, NoClassDefFoundError after
+            String why = String.valueOf(e.getMessage());
+            int cut = why.indexOf("':"); // JNA goes on with every path it tried and the whole class path
+            throw new LiveCaptureException("libpcap is missing (Debian: apt-get install libpcap0.8): "
+                    + (cut > 0 ? why.substring(0, cut + 1) : why));
         }
     }
 

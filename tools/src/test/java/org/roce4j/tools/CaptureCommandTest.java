@@ -144,4 +144,22 @@ class CaptureCommandTest {
         assertThat(run.out().replaceAll("\\s+", " ")).contains("--interface=IFACE", "--write=FILE", "--analyze", "--count=COUNT", "--duration=S",
                 "--filter=BPF", "default: udp port 4791", "--summary-every=S", "Exit codes:");
     }
+
+    @Test
+    @DisplayName("without libpcap capture and replay stop with one line naming the Debian package, exit 2")
+    void missingLibpcapIsOneLine() throws Exception {
+        for (String command : List.of("capture -i lo --duration 1", "replay " + DEMO + " -i lo")) {
+            List<String> args = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "--enable-native-access=ALL-UNNAMED", "-Dorg.pcap4j.core.pcapLibName=/nonexistent/libpcap.so",
+                    "-cp", System.getProperty("java.class.path"), Roce4j.class.getName()));
+            args.addAll(List.of(command.split(" ")));
+            Process process = new ProcessBuilder(args).start();
+            String err = new String(process.getErrorStream().readAllBytes(), UTF_8);
+            process.getInputStream().readAllBytes();
+
+            assertThat(process.waitFor()).as(command).isEqualTo(Roce4j.USAGE);
+            assertThat(err.lines().toList()).as(command).containsExactly("roce4j " + command.split(" ")[0]
+                    + ": libpcap is missing (Debian: apt-get install libpcap0.8): Unable to load library '/nonexistent/libpcap.so'");
+        }
+    }
 }
