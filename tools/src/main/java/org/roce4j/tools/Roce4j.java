@@ -22,9 +22,10 @@ import picocli.CommandLine.Spec;
  * are one line on stderr, never a stack trace.
  */
 @Command(name = "roce4j",
-        description = "RDMA verbs for Java with a software RoCEv2 RNIC: run the demo, decode and analyze captures, generate the project's captures, "
+        description = "RDMA verbs for Java with a software RoCEv2 RNIC: run the demo, decode and analyze captures, capture and replay live traffic, generate the project's captures, "
                 + "and talk to rdma-core's pingpong examples.",
-        subcommands = {DemoCommand.class, DecodeCommand.class, AnalyzeCommand.class, GeneratePcapsCommand.class,
+        subcommands = {DemoCommand.class, DecodeCommand.class, AnalyzeCommand.class, CaptureCommand.class, ReplayCommand.class,
+            GeneratePcapsCommand.class,
             PingpongCommand.Rc.class, PingpongCommand.Uc.class, PingpongCommand.Ud.class, PingpongCommand.Srq.class,
             PerftestCommand.WriteLat.class, PerftestCommand.WriteBw.class, PerftestCommand.ReadLat.class,
             PerftestCommand.ReadBw.class, PerftestCommand.SendLat.class, PerftestCommand.SendBw.class,
@@ -34,6 +35,15 @@ import picocli.CommandLine.Spec;
 public final class Roce4j implements Callable<Integer> {
     static final int USAGE = 2;
     static final int INTERNAL_ERROR = 3;
+
+    static {
+        // pcap4j (capture, replay) brings the SLF4J API and no logger: SLF4J would then warn "No SLF4J providers"
+        // on stderr the first time anyone asks for a logger, Netty included (the UDP link's peers). Its own no-op
+        // provider, named, is silent; Netty still sees a no-op SLF4J and logs through java.util.logging as before
+        // (InternalLoggerFactory: Slf4JLoggerFactory's NOP check).
+        System.setProperty("slf4j.provider", "org.slf4j.helpers.NOP_FallbackServiceProvider");
+        System.setProperty("slf4j.internal.verbosity", "ERROR");
+    }
 
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help and exit")
     private boolean help;
