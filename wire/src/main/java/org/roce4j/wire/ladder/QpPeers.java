@@ -20,7 +20,7 @@ import org.roce4j.wire.RoceFrame;
  * IBTA 9.7.5.1), else the only one left. {@link #observe} every frame first, then ask.
  *
  * <p>Two passes: the ladder holds its frames anyway, and {@code roce4j decode --qp} reads the file
- * twice. The PSNs kept per stream are bounded ({@value #PSNS_KEPT}), so a long capture costs no more
+ * twice. The PSNs kept per stream are bounded (4096), so a long capture costs no more
  * memory than a short one.
  */
 public final class QpPeers {
