@@ -1,6 +1,7 @@
 package org.roce4j.testkit;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
@@ -16,12 +17,15 @@ import org.roce4j.wire.DecodeResult;
 import org.roce4j.wire.FrameText;
 import org.roce4j.wire.RoceDecoder;
 import org.roce4j.wire.RoceFrame;
+import org.roce4j.wire.ladder.CaptureLadder;
+import org.roce4j.wire.ladder.Ladder;
+import org.roce4j.wire.ladder.LadderSvg;
 import org.roce4j.wire.pcap.CaptureReader;
 import org.roce4j.wire.pcap.CapturedPacket;
 
 /**
  * What a failed test leaves for the person reading the build log: the seed that replays it, where
- * its capture is, the fault plan, the rdma_cm events the nodes raised, and the last frames to each
+ * its capture is and its ladder diagram beside it, the fault plan, the rdma_cm events the nodes raised, and the last frames to each
  * QP, one line each as {@code roce4j decode} prints them.
  */
 final class FailureReport {
@@ -48,6 +52,7 @@ final class FailureReport {
         out.append("faults: ").append(faults.isEmpty() ? "none" : faults.describe()).append('\n');
         for (Path capture : test.captures()) {
             out.append("pcap: ").append(capture.toAbsolutePath()).append('\n');
+            ladderNextTo(capture, out);
         }
         for (TrackedResource resource : leaked) {
             out.append("left open: ").append(resource).append('\n');
@@ -69,6 +74,32 @@ final class FailureReport {
         }
         out.append("==== end of roce4j testkit report ====");
         return out.toString();
+    }
+
+    /**
+     * Draws the capture as a ladder diagram next to it ({@code x.pcap} gives {@code x.ladder.html}) and
+     * names the file: one arrow per frame, one lifeline per QP, NAKs and resent requests marked.
+     */
+    static void ladderNextTo(Path capture, StringBuilder out) {
+        if (!Files.exists(capture)) {
+            return; // the report says there is no capture
+        }
+        Path page = ladderOf(capture);
+        try (CaptureReader reader = CaptureReader.open(capture)) {
+            Ladder ladder = CaptureLadder.read(reader, capture.getFileName().toString(), new ResentRequests(),
+                    CaptureLadder.DEFAULT_MAX_FRAMES);
+            Files.writeString(page, LadderSvg.html(ladder), StandardCharsets.UTF_8);
+            out.append("ladder: ").append(page.toAbsolutePath()).append("  (open it in a browser)\n");
+        } catch (IOException | RuntimeException e) {
+            out.append("(could not draw the ladder of ").append(capture.getFileName()).append(": ").append(e).append(")\n");
+        }
+    }
+
+    /** {@return where the ladder of {@code capture} goes: beside it, {@code .pcap} or {@code .pcapng} replaced} */
+    static Path ladderOf(Path capture) {
+        String name = capture.getFileName().toString();
+        String stem = name.replaceFirst("\\.pcap(ng)?$", "");
+        return capture.resolveSibling(stem + ".ladder.html");
     }
 
     /**

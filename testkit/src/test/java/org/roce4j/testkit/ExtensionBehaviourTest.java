@@ -29,6 +29,7 @@ import org.roce4j.verbs.QpInitAttr;
 import org.roce4j.verbs.QpType;
 import org.roce4j.verbs.SendWr;
 import org.roce4j.verbs.WcStatus;
+import org.roce4j.wire.pcap.CaptureReader;
 
 /**
  * The extension seen from outside, as a user's build sees it: sample test classes (nested, not run
@@ -193,6 +194,34 @@ class ExtensionBehaviourTest {
         assertThat(failureOf(replay).getMessage()).isEqualTo(failure.getMessage());
         assertThat(report(replay)).isEqualTo(report);
         assertThat(Files.readAllBytes(pcap)).isEqualTo(firstCapture);
+    }
+
+    @Test
+    @DisplayName("a failure draws its capture as a ladder beside the pcap and names it: an arrow per frame, resent requests marked")
+    void aFailureDrawsItsCaptureAsALadderBesideThePcap() throws Exception {
+        Events events = run(FailsUnderLoss.class, "everyWriteSucceedsWithOneRetry", Map.of("roce4j.seed", "7"));
+        events.assertStatistics(s -> s.failed(1));
+        Path pcap = Path.of("target/roce4j-pcaps/ExtensionBehaviourTest$FailsUnderLoss/everyWriteSucceedsWithOneRetry.pcap");
+        Path ladder = pcap.resolveSibling("everyWriteSucceedsWithOneRetry.ladder.html");
+
+        assertThat(report(events)).contains("pcap: " + pcap.toAbsolutePath() + "\nladder: " + ladder.toAbsolutePath());
+        String html = Files.readString(ladder);
+        long frames;
+        try (CaptureReader reader = CaptureReader.open(pcap)) {
+            frames = java.util.stream.StreamSupport.stream(reader.spliterator(), false).count();
+        }
+        assertThat(frames).isPositive();
+        assertThat(html.split("<g class=\"arrow[ \"]", -1).length - 1L).isEqualTo(frames);
+        assertThat(html).contains("class=\"arrow resent\"", "resent: its PSN is not after the highest this QP had sent",
+                "RDMA Write Only PSN 0x");
+    }
+
+    @Test
+    void theLadderOfACaptureIsItsNameWithLadderHtmlForPcap() {
+        Path dir = Path.of("target", "x");
+        assertThat(FailureReport.ladderOf(dir.resolve("t.pcap"))).isEqualTo(dir.resolve("t.ladder.html"));
+        assertThat(FailureReport.ladderOf(dir.resolve("t.rxe1.pcap"))).isEqualTo(dir.resolve("t.rxe1.ladder.html"));
+        assertThat(FailureReport.ladderOf(dir.resolve("t.pcapng"))).isEqualTo(dir.resolve("t.ladder.html"));
     }
 
     /** Loses every request on the UDP link: the WRITE runs out of its one retry, whatever the seed. */

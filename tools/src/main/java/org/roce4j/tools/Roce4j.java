@@ -22,10 +22,10 @@ import picocli.CommandLine.Spec;
  * are one line on stderr, never a stack trace.
  */
 @Command(name = "roce4j",
-        description = "RDMA verbs for Java with a software RoCEv2 RNIC: run the demo, decode and analyze captures, capture and replay live traffic, generate the project's captures, "
-                + "and talk to rdma-core's pingpong examples.",
-        subcommands = {DemoCommand.class, DecodeCommand.class, AnalyzeCommand.class, CaptureCommand.class, ReplayCommand.class,
-            GeneratePcapsCommand.class,
+        description = "RDMA verbs for Java with a software RoCEv2 RNIC: run the demo, decode, analyze and draw captures, capture and replay live traffic, "
+                + "generate the project's captures, and talk to rdma-core's pingpong examples.",
+        subcommands = {DemoCommand.class, DecodeCommand.class, AnalyzeCommand.class, LadderCommand.class, CaptureCommand.class,
+            ReplayCommand.class, GeneratePcapsCommand.class,
             PingpongCommand.Rc.class, PingpongCommand.Uc.class, PingpongCommand.Ud.class, PingpongCommand.Srq.class,
             PerftestCommand.WriteLat.class, PerftestCommand.WriteBw.class, PerftestCommand.ReadLat.class,
             PerftestCommand.ReadBw.class, PerftestCommand.SendLat.class, PerftestCommand.SendBw.class,

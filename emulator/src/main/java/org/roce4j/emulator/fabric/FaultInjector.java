@@ -7,6 +7,7 @@ import java.util.SplittableRandom;
 import org.roce4j.wire.DropReason;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.PacketInfo;
+import org.roce4j.wire.pcap.FaultComments;
 
 /**
  * The {@link FrameFilter} that carries out a {@link Faults} plan, with the plan's random state
@@ -150,7 +151,7 @@ public final class FaultInjector implements FrameFilter {
     @Override
     public List<String> lastFrameFaults() {
         if (lastDropRule != 0) {
-            return List.of("dropped by rule " + lastDropRule);
+            return List.of(FaultComments.droppedBy(lastDropRule));
         }
         List<String> notes = new ArrayList<>(2);
         if (lastCorruptRule != 0) {

@@ -17,6 +17,7 @@ import org.roce4j.wire.RocePacket;
 import org.roce4j.wire.Transport;
 import org.roce4j.wire.pcap.CaptureReader;
 import org.roce4j.wire.pcap.CapturedPacket;
+import org.roce4j.wire.pcap.FaultComments;
 import org.roce4j.wire.pcap.LinkType;
 
 /**
@@ -40,6 +41,7 @@ public final class CaptureAnalysis {
     private long droppedByCapture;
     private long cnps;
     private long unmatchedResponses;
+    private Resend lastResend;
 
     /** Reads {@code reader} to its end and reports. */
     public static AnalysisReport analyze(CaptureReader reader) throws IOException {
@@ -53,6 +55,7 @@ public final class CaptureAnalysis {
     /** The next packet of the capture, in file order. */
     public void accept(CapturedPacket packet) {
         long frame = ++frames;
+        lastResend = null;
         if (!packet.linkType().equals(LinkType.ETHERNET)) {
             otherLinkType++;
             return;
@@ -64,24 +67,13 @@ public final class CaptureAnalysis {
         }
         RoceFrame roce = decoded.frame();
         boolean delivered = true;
-        if (droppedByFaultInjector(packet.comments())) {
+        // The emulator's pcapng tap says "dropped by rule N" on a frame its fault injector dropped: the
+        // capture holds it as it was sent, but it never arrived.
+        if (FaultComments.dropped(packet.comments())) {
             droppedByCapture++;
             delivered = false;
         }
         accept(frame, packet.timestampNanos(), roce, delivered);
-    }
-
-    /**
-     * The emulator's pcapng tap says "dropped by rule N" on a frame its fault injector dropped: the
-     * capture holds it as it was sent, but it never arrived.
-     */
-    private static boolean droppedByFaultInjector(List<String> comments) {
-        for (String comment : comments) {
-            if (comment.startsWith("dropped by")) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private void accept(long frame, long nanos, RoceFrame roce, boolean delivered) {
@@ -103,7 +95,9 @@ public final class CaptureAnalysis {
             return;
         }
         if (packet.opcode().operation().direction() == Direction.REQUEST) {
-            rcFlows.computeIfAbsent(key, k -> new RcFlow(k, mtu, violations)).request(frame, nanos, packet, delivered);
+            RcFlow flow = rcFlows.computeIfAbsent(key, k -> new RcFlow(k, mtu, violations));
+            flow.request(frame, nanos, packet, delivered);
+            lastResend = flow.lastResend();
             return;
         }
         RcFlow flow = responseRoutes.get(key);
@@ -115,6 +109,15 @@ public final class CaptureAnalysis {
             return;
         }
         flow.response(frame, nanos, packet, delivered);
+    }
+
+    /**
+     * {@return whether the packet last given to {@link #accept} was an RC request sent again, and in
+     * which go-back} What {@code roce4j ladder} marks on its arrows: one judgement of what a
+     * retransmission is, this one.
+     */
+    public Optional<Resend> lastResend() {
+        return Optional.ofNullable(lastResend);
     }
 
     /** The request flow a new response direction answers: the one that sent its PSN, else the only candidate. */

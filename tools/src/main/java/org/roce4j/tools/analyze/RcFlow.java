@@ -45,6 +45,9 @@ final class RcFlow {
     private long rnrAtNanos = -1;
     private long rnrDelayNanos;
     private boolean implicitNak;
+    /** The last request, for a caller that follows frame by frame (the ladder): resent, and in which go-back. */
+    private Resend lastResend;
+    private RetransmissionCause goBackCause;
 
     final LatencyStats latency = new LatencyStats();
     final GoodputSeries goodput = new GoodputSeries();
@@ -95,6 +98,7 @@ final class RcFlow {
         Position position = packet.opcode().position();
         mtu.observe(position, packet.payloadLength());
         requestPackets++;
+        lastResend = null;
         if (!started) {
             started = true;
             nextPsn = psn;
@@ -188,8 +192,10 @@ final class RcFlow {
         boolean continues = inGoBack && (psn == goBackNextPsn
                 || (!responseSinceResend && Psn.isAfter(psn, goBackNextPsn)));
         if (!continues) {
-            retransmissions.merge(causeOfGoBack(frame, nanos, psn), 1L, Long::sum);
+            goBackCause = causeOfGoBack(frame, nanos, psn);
+            retransmissions.merge(goBackCause, 1L, Long::sum);
         }
+        lastResend = new Resend(!continues, goBackCause);
         inGoBack = true;
         responseSinceResend = false;
         goBackNextPsn = Psn.next(psn);
@@ -403,6 +409,11 @@ final class RcFlow {
             }
         }
         return null;
+    }
+
+    /** {@return whether the last request was sent again, and why; null when it was new} */
+    Resend lastResend() {
+        return lastResend;
     }
 
     long outstandingMessages() {
