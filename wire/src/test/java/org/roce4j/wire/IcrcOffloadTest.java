@@ -32,6 +32,7 @@ class IcrcOffloadTest {
         PacketWriter writer = new PacketWriter();
         writer.offloadIcrc(true);
         byte[] frame = new byte[256];
+        java.util.Arrays.fill(frame, (byte) 0x5a); // a reused buffer: the ICRC's place holds an old frame's bytes
         int length = write(writer, frame, Opcode.RC_RDMA_WRITE_ONLY);
         PacketInfo packet = new PacketInfo();
 
