@@ -12,6 +12,7 @@ import java.util.concurrent.Callable;
 import org.roce4j.emulator.RnicCounter;
 import org.roce4j.emulator.SoftRnic;
 import org.roce4j.emulator.fabric.Fabric;
+import org.roce4j.emulator.fabric.FabricCounters;
 import org.roce4j.emulator.fabric.FaultCounters;
 import org.roce4j.emulator.fabric.Faults;
 import org.roce4j.wire.DropReason;
@@ -142,7 +143,10 @@ final class DemoCommand implements Callable<Integer> {
             }
             DemoScenario scenario = new DemoScenario(out, mtu);
             boolean correct = scenario.run(a.device(), b.device());
-            out.printf("%d frames written to %s%n", fabric.counters().framesTransmitted(), pcapFile);
+            // The tap records each frame as it reaches the wire: a duplicated one twice, a dropped one as sent.
+            FabricCounters counters = fabric.counters();
+            out.printf("%d frames written to %s%n", counters.framesTransmitted() + counters.framesDuplicatedByFilter(),
+                    pcapFile);
             if (!faults.isEmpty()) {
                 printRecovery(out, fabric.faultCounters(), a, b, faults.seed());
             }

@@ -145,6 +145,8 @@ class DemoFaultsTest {
         assertThat(frames).filteredOn(f -> says(f, "duplicated by rule ")).hasSize(duplicated);
         assertThat(frames).as("corrupted once each; a duplicate of a corrupted frame is corrupted too")
                 .filteredOn(f -> says(f, "ICRC corrupted by rule ") && !says(f, "duplicated by rule ")).hasSize(corrupted);
+        assertThat(run.out()).as("the demo says how many frames the capture holds, duplicates and drops too")
+                .contains(frames.size() + " frames written to " + pcapng);
     }
 
     private static boolean says(List<String> frame, String comment) {
