@@ -129,4 +129,31 @@ class IcrcOffloadTest {
         assertThat(a.transmitHandingOver(built, sent.length)).isSameAs(built);
         assertThat(fabric.counters().framesDroppedUnknownDestination()).isEqualTo(1);
     }
+
+    @Test
+    void aMulticastFrameHandedOverIsCopiedToEveryPortAndTheSenderKeepsItsArray() {
+        byte[] built = new byte[Fabric.MAX_FRAME_LENGTH];
+        byte[] sent = frame(org.roce4j.wire.MacAddress.parse("01:00:5e:00:00:01"), A, 0x66, 2048);
+        System.arraycopy(sent, 0, built, 0, sent.length);
+
+        assertThat(a.transmitHandingOver(built, sent.length)).isSameAs(built);
+        fabric.runUntilIdle();
+        assertThat(atB.arrays).singleElement().isNotSameAs(built);
+    }
+
+    @Test
+    void aMalformedFrameHandedOverLeavesTheSenderItsArray() {
+        byte[] built = new byte[Fabric.MAX_FRAME_LENGTH];
+        assertThat(a.transmitHandingOver(built, FrameSwitch.ETHERNET_HEADER_LENGTH - 1)).isSameAs(built);
+        assertThat(fabric.counters().framesDroppedMalformed()).isEqualTo(1);
+    }
+
+    @Test
+    void aFrameHandedOverToAClosedFabricLeavesTheSenderItsArray() {
+        byte[] built = new byte[Fabric.MAX_FRAME_LENGTH];
+        byte[] sent = frame(B, A, 0x77, 2048);
+        System.arraycopy(sent, 0, built, 0, sent.length);
+        fabric.close();
+        assertThat(a.transmitHandingOver(built, sent.length)).isSameAs(built);
+    }
 }
