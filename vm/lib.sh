@@ -127,10 +127,11 @@ G
 # vm_run WORK TIMEOUT [RESET]: boots VM A with WORK/guest.sh (and VM B with WORK/b.sh when there is
 # one: rxe-vm pair) and runs WORK/host.sh beside them when there is one, for at most TIMEOUT seconds
 # ($RXE_VM_TIMEOUT overrides it); rxe-vm's output in WORK/out.log; returns rxe-vm's status. A VM
-# whose kernel did not boot (qemu TCG on a loaded machine now and then panics in setup_IO_APIC) ran
-# nothing: the VMs are booted once more and $vm_note says so. RESET, a function, is called with
-# WORK before each boot to clear what the scripts of a boot before left (this machine's script did
-# run) and to make the folders they expect.
+# that did not boot ran nothing: qemu TCG on a loaded machine now and then panics in setup_IO_APIC,
+# or hangs before its init starts the script (no guest.log: rxe-vm prints "exit none"). Then the
+# VMs are booted once more and $vm_note says so; a script that began and then hung is not retried.
+# RESET, a function, is called with WORK before each boot to clear what the scripts of a boot
+# before left (this machine's script did run) and to make the folders they expect.
 vm_run() {
   local work=$1 timeout=$2 reset=${3:-} attempt rc=1
   local -a args
@@ -141,8 +142,13 @@ vm_run() {
     if [ -f "$work/b.sh" ]; then args=(pair "$work/guest.sh" "$work/b.sh"); else args=(run "$work/guest.sh"); fi
     if [ -f "$work/host.sh" ]; then args+=("$work/host.sh"); fi
     RXE_VM_XCHG=$work RXE_VM_TIMEOUT=${RXE_VM_TIMEOUT:-$timeout} "$rxevm" "${args[@]}" > "$work/out.log" 2>&1 && rc=0 || rc=$?
-    grep -q "Kernel panic" "$work/a/console.log" "$work/b/console.log" 2>/dev/null || break
-    vm_note=", VM boot panicked on attempt $attempt"
+    if grep -q "Kernel panic" "$work/a/console.log" "$work/b/console.log" 2>/dev/null; then
+      vm_note=", VM boot panicked on attempt $attempt"
+    elif [ ! -f "$work/a/guest.log" ] || { [ -f "$work/b.sh" ] && [ ! -f "$work/b/guest.log" ]; }; then
+      vm_note=", a VM never ran its script on attempt $attempt"
+    else
+      break
+    fi
   done
   return $rc
 }
