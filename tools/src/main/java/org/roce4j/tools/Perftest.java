@@ -191,7 +191,7 @@ final class Perftest {
                     cmQps = connectWithRdmaCm(comm);
                     qpContext = cmQps.context();
                     res = PerftestResources.create(qpContext, arena, steps, options, sendDepth(), recvDepth, cmQps.qps(steps));
-                    cmQps.establish(options, outReads);
+                    cmQps.establish(options, outReads, res);
                     // create_rdma_cm_connection's second sync: both sides connected.
                     comm.syncBeforeSetUp();
                 } else {
@@ -252,7 +252,8 @@ final class Perftest {
      * {@code create_rdma_cm_connection} up to the QPs: a sync record of zeros, then the client's ids
      * resolved or the server's CONNECT_REQUESTs taken. Our server listens before it answers the sync
      * (perftest listens after): nothing shows on the wire, and our client's REQ cannot find the port
-     * closed, which perftest's client covers by trying the whole connection again up to ten times.
+     * closed. Against perftest's server it can: our client, as perftest's, then tries the connection
+     * again, up to ten times ({@link PerftestCmConnection}).
      */
     private PerftestCmConnection connectWithRdmaCm(PerftestHandshake comm) throws PingpongFailure {
         if (client()) {

@@ -4,6 +4,7 @@ import static org.roce4j.tools.VerbsSteps.act;
 import static org.roce4j.tools.VerbsSteps.step;
 
 import java.net.InetSocketAddress;
+import java.util.Arrays;
 
 import org.roce4j.cm.CmEvent;
 import org.roce4j.cm.CmEventType;
@@ -13,7 +14,10 @@ import org.roce4j.cm.ConnectionManager;
 import org.roce4j.cm.EventChannel;
 import org.roce4j.cm.PortSpace;
 import org.roce4j.verbs.Context;
+import org.roce4j.verbs.Pd;
+import org.roce4j.verbs.Qp;
 import org.roce4j.verbs.QpAttr;
+import org.roce4j.verbs.QpInitAttr;
 import org.roce4j.verbs.VerbsException;
 
 /**
@@ -27,21 +31,41 @@ import org.roce4j.verbs.VerbsException;
  * The CM, not the address records, sets the QPs' PSNs and path: the records still travel (and are
  * printed) but nothing moves a QP by them. Connection parameters: responder resources and initiator
  * depth out_reads for READ and atomics (0 otherwise), retry and RNR retry count 7, no private data.
+ *
+ * <p>perftest's server listens only after the sync that lets its client go on ({@code
+ * create_rdma_cm_connection}: {@code ctx_hand_shake}, then {@code rdma_cm_server_connection}), so
+ * the client's REQ may find the port closed (REJ, reason 8: invalid service ID). Its client
+ * therefore tries the connection again ({@code rdma_cm_client_connection}: up to {@value
+ * #CONNECT_TRIES} times, {@value #CONNECT_RETRY_DELAY_MILLIS} ms apart, with a new id); so does
+ * ours, with a new id and a new QP in place of the old (the old id's QP went to ERR with the REJ).
  */
 final class PerftestCmConnection {
     /** perftest's {@code MIN_RNR_TIMER}, which its server sets after {@code rdma_accept}. */
     static final int MIN_RNR_TIMER = 12;
+    /** {@code rdma_cm_client_connection}'s {@code max_retries}: connections tried in all. */
+    static final int CONNECT_TRIES = 10;
+    /** {@code rdma_cm_client_connection}'s {@code usleep(delay)} between tries, 100,000 µs. */
+    static final long CONNECT_RETRY_DELAY_MILLIS = 100;
 
     private final EventChannel channel;
+    /** The current id of each QP: a connection tried again replaces it (the client's). */
     private final CmId[] ids;
     private final CmId listener;
     private final boolean client;
+    /** Where the client's ids resolve to; null on the server. */
+    private final InetSocketAddress server;
+    /** How each QP was made, to make it again on a new id (the client's). */
+    private final Pd[] pds;
+    private final QpInitAttr[] attrs;
 
-    private PerftestCmConnection(EventChannel channel, CmId[] ids, CmId listener, boolean client) {
+    private PerftestCmConnection(EventChannel channel, CmId[] ids, CmId listener, boolean client, InetSocketAddress server) {
         this.channel = channel;
         this.ids = ids;
         this.listener = listener;
         this.client = client;
+        this.server = server;
+        this.pds = new Pd[ids.length];
+        this.attrs = new QpInitAttr[ids.length];
     }
 
     /** The client's ids, each resolved towards {@code host:port} (ADDR_RESOLVED, then ROUTE_RESOLVED). */
@@ -49,16 +73,34 @@ final class PerftestCmConnection {
             throws PingpongFailure {
         InetSocketAddress server = new InetSocketAddress(PerftestCmLink.resolve(options.host()), options.port());
         EventChannel channel = steps.open("Failed to create RDMA CM event channel.", cm::createEventChannel);
-        CmId[] ids = new CmId[options.qps()];
-        for (int i = 0; i < ids.length; i++) {
-            CmId id = steps.open("Failed to create RDMA CM ID.", () -> channel.createId(PortSpace.TCP, null));
-            ids[i] = id;
+        PerftestCmConnection connection = new PerftestCmConnection(channel, new CmId[options.qps()], null, true, server);
+        for (int i = 0; i < connection.ids.length; i++) {
+            int index = i;
+            connection.ids[i] = connection.newResolvedId();
+            // Closes whichever id is QP i's by then (none while a connection tried again has no new id yet).
+            steps.open("Failed to create RDMA CM ID.", () -> () -> {
+                CmId current = connection.ids[index];
+                if (current != null) {
+                    current.close();
+                }
+            });
+        }
+        return connection;
+    }
+
+    /** A new id on the channel, resolved towards the server (the client's; closed again if that fails). */
+    private CmId newResolvedId() throws PingpongFailure {
+        CmId id = step("Failed to create RDMA CM ID.", () -> channel.createId(PortSpace.TCP, null));
+        try {
             act("Failed to resolve RDMA CM address.", () -> id.resolveAddr(null, server, PerftestCmLink.RESOLVE_TIMEOUT));
             PerftestCmLink.await(channel, CmEventType.ADDR_RESOLVED).ack();
             act("Failed to resolve RDMA CM route.", () -> id.resolveRoute(PerftestCmLink.RESOLVE_TIMEOUT));
             PerftestCmLink.await(channel, CmEventType.ROUTE_RESOLVED).ack();
+            return id;
+        } catch (PingpongFailure | RuntimeException e) {
+            id.close();
+            throw e;
         }
-        return new PerftestCmConnection(channel, ids, null, true);
     }
 
     /** What runs between the server's listen and its first CONNECT_REQUEST: the sync with the client. */
@@ -85,7 +127,7 @@ final class PerftestCmConnection {
                 ids[i] = steps.open("Failed to create RDMA CM ID.", request::id);
                 request.ack();
             }
-            return new PerftestCmConnection(channel, ids, listener, false);
+            return new PerftestCmConnection(channel, ids, listener, false, null);
         } catch (PingpongFailure | RuntimeException e) {
             listener.close();
             throw e;
@@ -97,19 +139,29 @@ final class PerftestCmConnection {
         return step("Failed to initialize RDMA contexts.", () -> ids[0].verbs().orElseThrow());
     }
 
-    /** {@code rdma_create_qp} on id {@code i}; {@code rdma_destroy_qp} joins {@code steps}. */
+    /** {@code rdma_create_qp} on id {@code i}; {@code rdma_destroy_qp} (of id i's QP then) joins {@code steps}. */
     PerftestResources.QpMaker qps(VerbsSteps steps) {
         return (i, pd, attr) -> {
             CmId id = ids[i];
             var qp = step("Failed to create QP.", () -> id.createQp(pd, attr));
-            AutoCloseable destroyQp = id::destroyQp;
-            steps.open("Failed to create QP.", () -> destroyQp);
+            pds[i] = pd;
+            attrs[i] = attr;
+            steps.open("Failed to create QP.", () -> () -> {
+                CmId current = ids[i];
+                if (current != null && current.qp().isPresent()) {
+                    current.destroyQp();
+                }
+            });
             return qp;
         };
     }
 
-    /** The client connects every id and waits for each ESTABLISHED; the server accepts each and stops listening. */
-    void establish(Perftest.Options options, int outReads) throws PingpongFailure {
+    /**
+     * The client connects every id and waits for each ESTABLISHED, trying a connection that ends
+     * otherwise again (see the class comment; {@code res.qps} then holds the new QP); the server
+     * accepts each and stops listening.
+     */
+    void establish(Perftest.Options options, int outReads, PerftestResources res) throws PingpongFailure {
         Perftest.Verb verb = options.test().verb();
         int depth = verb == Perftest.Verb.READ || verb == Perftest.Verb.ATOMIC ? outReads : 0;
         ConnParam param = ConnParam.defaults().withReadDepths(depth, depth)
@@ -118,8 +170,23 @@ final class PerftestCmConnection {
             for (CmId id : ids) {
                 act("Failed to connect through RDMA CM.", () -> id.connect(param));
             }
-            for (int i = 0; i < ids.length; i++) {
-                PerftestCmLink.await(channel, CmEventType.ESTABLISHED).ack();
+            int[] tries = new int[ids.length];
+            Arrays.fill(tries, 1);
+            for (int established = 0; established < ids.length; ) {
+                CmEvent event = PerftestCmLink.next(channel);
+                int i = indexOf(event.id());
+                CmEventType type = event.type();
+                int status = event.status();
+                event.ack();
+                if (type == CmEventType.ESTABLISHED) {
+                    established++;
+                } else if (i < 0 || tries[i] == CONNECT_TRIES) {
+                    throw new PingpongFailure(PerftestCmLink.eventError(type, status, CmEventType.ESTABLISHED)
+                            + "\nFailed to connect RDMA CM client, tried " + CONNECT_TRIES + " times.");
+                } else {
+                    tries[i]++;
+                    res.qps[i] = connectAgain(i, param);
+                }
             }
             return;
         }
@@ -136,6 +203,34 @@ final class PerftestCmConnection {
         } finally {
             act("Failed to destroy RDMA CM server listen ID.", listener::close);
         }
+    }
+
+    private int indexOf(CmId id) {
+        for (int i = 0; i < ids.length; i++) {
+            if (ids[i] == id) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** After {@link #CONNECT_RETRY_DELAY_MILLIS}: QP {@code i} and its id destroyed, a new id resolved, a new QP on it, connected. */
+    private Qp connectAgain(int i, ConnParam param) throws PingpongFailure {
+        try {
+            Thread.sleep(CONNECT_RETRY_DELAY_MILLIS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new PingpongFailure("Failed to connect RDMA CM client: interrupted");
+        }
+        CmId old = ids[i];
+        ids[i] = null;
+        act("Failed to destroy RDMA CM contexts.", old::destroyQp);
+        act("Failed to destroy RDMA CM contexts.", old::close);
+        CmId id = newResolvedId();
+        ids[i] = id;
+        Qp qp = step("Failed to create QP.", () -> id.createQp(pds[i], attrs[i]));
+        act("Failed to connect through RDMA CM.", () -> id.connect(param));
+        return qp;
     }
 
     /**

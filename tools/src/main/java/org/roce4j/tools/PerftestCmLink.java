@@ -159,20 +159,28 @@ final class PerftestCmLink implements PerftestHandshake.Link {
      * is acknowledged and reported as perftest reports it.
      */
     static CmEvent await(EventChannel channel, CmEventType expected) throws PingpongFailure {
+        CmEvent event = next(channel);
+        if (event.type() != expected) {
+            event.ack();
+            throw new PingpongFailure(eventError(event.type(), event.status(), expected));
+        }
+        return event;
+    }
+
+    /** The channel's next event, waited for as long as it takes ({@code rdma_get_cm_event}). */
+    static CmEvent next(EventChannel channel) throws PingpongFailure {
         while (true) {
             Optional<CmEvent> next = step("rdma_get_cm_events failed", () -> channel.getEvent(EVENT_POLL));
-            if (next.isEmpty()) {
-                continue;
+            if (next.isPresent()) {
+                return next.get();
             }
-            CmEvent event = next.get();
-            if (event.type() != expected) {
-                event.ack();
-                // perftest_communication.c: "RDMA CM event error:\nEvent: %s; error: %d.\n" with rdma_event_str
-                throw new PingpongFailure("RDMA CM event error:\nEvent: " + event.type().cName() + "; error: " + event.status()
-                        + ".\n (waiting for " + expected.cName() + ")");
-            }
-            return event;
         }
+    }
+
+    /** perftest_communication.c's report of an unexpected event: "RDMA CM event error:\nEvent: %s; error: %d.\n". */
+    static String eventError(CmEventType type, int status, CmEventType expected) {
+        return "RDMA CM event error:\nEvent: " + type.cName() + "; error: " + status
+                + ".\n (waiting for " + expected.cName() + ")";
     }
 
     private void postRecv() throws PingpongFailure {
