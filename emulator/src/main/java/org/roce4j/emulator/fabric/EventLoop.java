@@ -46,6 +46,10 @@ final class EventLoop implements Runnable {
         return thread;
     }
 
+    long wakeUps() {
+        return wakeUps.get();
+    }
+
     void wakeUp() {
         wakeUps.incrementAndGet();
         if (parked) {
@@ -92,7 +96,7 @@ final class EventLoop implements Runnable {
                 if (fabric.isClosed()) {
                     break;
                 }
-                next = fabric.runDutyCycle(now, FRAMES_PER_CYCLE);
+                next = fabric.runLoopCycle(now);
             } catch (RuntimeException | Error e) {
                 // Only a failure handler that rethrows gets here; the loop must go on.
                 LOG.log(System.Logger.Level.WARNING, "fabric event loop: callback failure rethrown", e);

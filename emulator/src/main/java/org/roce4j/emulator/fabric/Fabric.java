@@ -75,6 +75,8 @@ public final class Fabric implements AutoCloseable {
     private long maxVirtualNanosPerRun = DEFAULT_MAX_VIRTUAL_TIME_PER_RUN.toNanos();
     /** True while agents or receivers run: stepping from inside them must not recurse. */
     private boolean dispatching;
+    /** When the event loop looks next at the latest, as its last cycle found; under the lock. */
+    private long loopWakesAtNanos = Long.MIN_VALUE;
     private volatile boolean closed;
 
     private Fabric(VirtualClock virtualClock) {
@@ -472,29 +474,51 @@ public final class Fabric implements AutoCloseable {
      * Threaded: one duty cycle on the calling thread, now — after an API call or a received datagram
      * gave an agent work — instead of waking the event loop and waiting for it to be scheduled (a
      * thread hand-off per packet, tens of µs to ms on 2 loaded cores; rxe too runs its requester
-     * and responder tasks inline where it can). The loop is woken afterwards to look at the
-     * deadlines the cycle may have set. Inside a dispatch, and on a deterministic fabric, it only
-     * wakes the loop (deterministic: nothing).
+     * and responder tasks inline where it can). The loop is woken afterwards only when the cycle
+     * left work due now or set a deadline before the one the loop will wake for anyway
+     * ({@link #loopWakesAtNanos}): a wake-up it does not need is a context switch per packet. Inside
+     * a dispatch it only wakes the loop; on a deterministic fabric it does nothing.
      */
     public void runNow() {
         if (virtualClock != null) {
             return;
         }
+        boolean wake = true;
         lock.lock();
         try {
             if (!dispatching && !closed) {
-                runDutyCycle(clock.nanoTime(), EventLoop.FRAMES_PER_CYCLE);
+                long now = clock.nanoTime();
+                long next = runDutyCycle(now, EventLoop.FRAMES_PER_CYCLE);
+                wake = next <= now || next < loopWakesAtNanos;
             }
         } catch (RuntimeException | Error e) {
             // As the loop: only a failure handler that rethrows gets here; the caller's call did its part.
         } finally {
             lock.unlock();
         }
-        wakeUp();
+        if (wake) {
+            wakeUp();
+        }
+    }
+
+    /**
+     * The event loop's cycle, under the lock: it records when it will look again (it may look
+     * sooner, never later), which {@link #runNow} compares its own cycle's deadline with.
+     */
+    long runLoopCycle(long nowNanos) {
+        loopWakesAtNanos = nowNanos; // a cycle that throws is run again at once
+        long next = runDutyCycle(nowNanos, EventLoop.FRAMES_PER_CYCLE);
+        loopWakesAtNanos = next;
+        return next;
     }
 
     ReentrantLock lock() {
         return lock;
+    }
+
+    /** {@return how often the event loop was woken since it started; 0 in deterministic mode} */
+    long loopWakeUps() {
+        return eventLoop == null ? 0 : eventLoop.wakeUps();
     }
 
     /** {@return the event-loop thread, or null in deterministic mode} */

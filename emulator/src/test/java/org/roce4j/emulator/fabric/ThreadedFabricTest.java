@@ -50,6 +50,42 @@ class ThreadedFabricTest {
     }
 
     @Test
+    void runNowWakesTheLoopOnlyForWorkItWouldNotLookAtInTime() throws InterruptedException {
+        try (Fabric fabric = Fabric.threaded()) {
+            AtomicLong deadline = new AtomicLong(Long.MAX_VALUE);
+            CountDownLatch timerFired = new CountDownLatch(1);
+            fabric.addAgent(new Agent() {
+                @Override
+                public int doWork(long nowNanos) {
+                    if (nowNanos < deadline.get()) {
+                        return 0;
+                    }
+                    deadline.set(Long.MAX_VALUE);
+                    timerFired.countDown();
+                    return 1;
+                }
+
+                @Override
+                public long nextDeadlineNanos() {
+                    return deadline.get();
+                }
+            });
+            Thread.sleep(50); // the loop has run its cycle and waits for no deadline
+            long before = fabric.loopWakeUps();
+
+            for (int i = 0; i < 100; i++) {
+                fabric.runNow(); // a received datagram's cycle that leaves nothing for later
+            }
+            assertThat(fabric.loopWakeUps()).as("wake-ups for cycles that left nothing").isEqualTo(before);
+
+            fabric.locked(() -> deadline.set(fabric.clock().nanoTime() + TimeUnit.MILLISECONDS.toNanos(20)));
+            fabric.runNow(); // its cycle leaves a timer the loop does not know of
+            assertThat(fabric.loopWakeUps()).isEqualTo(before + 1);
+            assertThat(timerFired.await(5, TimeUnit.SECONDS)).as("the timer fired on the loop").isTrue();
+        }
+    }
+
+    @Test
     void anAgentTimerFiresOnTheSystemClockAndWakeUpRunsAgents() throws InterruptedException {
         try (Fabric fabric = Fabric.threaded()) {
             assertThat(fabric.isDeterministic()).isFalse();
