@@ -15,7 +15,6 @@ import org.roce4j.cm.EventChannel;
 import org.roce4j.cm.PortSpace;
 import org.roce4j.verbs.Context;
 import org.roce4j.verbs.Pd;
-import org.roce4j.verbs.Qp;
 import org.roce4j.verbs.QpAttr;
 import org.roce4j.verbs.QpInitAttr;
 import org.roce4j.verbs.VerbsException;
@@ -170,6 +169,8 @@ final class PerftestCmConnection {
             for (CmId id : ids) {
                 act("Failed to connect through RDMA CM.", () -> id.connect(param));
             }
+            // One event at a time, whichever id it is for (perftest's rdma_cm_events_dispatcher): a
+            // connection tried again resolves and connects its new id while the others go on.
             int[] tries = new int[ids.length];
             Arrays.fill(tries, 1);
             for (int established = 0; established < ids.length; ) {
@@ -178,14 +179,26 @@ final class PerftestCmConnection {
                 CmEventType type = event.type();
                 int status = event.status();
                 event.ack();
-                if (type == CmEventType.ESTABLISHED) {
-                    established++;
-                } else if (i < 0 || tries[i] == CONNECT_TRIES) {
-                    throw new PingpongFailure(PerftestCmLink.eventError(type, status, CmEventType.ESTABLISHED)
-                            + "\nFailed to connect RDMA CM client, tried " + CONNECT_TRIES + " times.");
-                } else {
-                    tries[i]++;
-                    res.qps[i] = connectAgain(i, param);
+                if (i < 0) {
+                    continue; // an id already replaced
+                }
+                CmId id = ids[i];
+                switch (type) {
+                    case ESTABLISHED -> established++;
+                    case ADDR_RESOLVED -> act("Failed to resolve RDMA CM route.",
+                            () -> id.resolveRoute(PerftestCmLink.RESOLVE_TIMEOUT));
+                    case ROUTE_RESOLVED -> {
+                        res.qps[i] = step("Failed to create QP.", () -> id.createQp(pds[i], attrs[i]));
+                        act("Failed to connect through RDMA CM.", () -> id.connect(param));
+                    }
+                    default -> {
+                        if (tries[i] == CONNECT_TRIES) {
+                            throw new PingpongFailure(PerftestCmLink.eventError(type, status, CmEventType.ESTABLISHED)
+                                    + "\nFailed to connect RDMA CM client, tried " + CONNECT_TRIES + " times.");
+                        }
+                        tries[i]++;
+                        startAgain(i);
+                    }
                 }
             }
             return;
@@ -214,8 +227,11 @@ final class PerftestCmConnection {
         return -1;
     }
 
-    /** After {@link #CONNECT_RETRY_DELAY_MILLIS}: QP {@code i} and its id destroyed, a new id resolved, a new QP on it, connected. */
-    private Qp connectAgain(int i, ConnParam param) throws PingpongFailure {
+    /**
+     * After {@link #CONNECT_RETRY_DELAY_MILLIS}: QP {@code i} and its id destroyed, a new id made and
+     * its address resolution begun; its events make the new QP and connect it ({@link #establish}).
+     */
+    private void startAgain(int i) throws PingpongFailure {
         try {
             Thread.sleep(CONNECT_RETRY_DELAY_MILLIS);
         } catch (InterruptedException e) {
@@ -226,11 +242,9 @@ final class PerftestCmConnection {
         ids[i] = null;
         act("Failed to destroy RDMA CM contexts.", old::destroyQp);
         act("Failed to destroy RDMA CM contexts.", old::close);
-        CmId id = newResolvedId();
+        CmId id = step("Failed to create RDMA CM ID.", () -> channel.createId(PortSpace.TCP, null));
         ids[i] = id;
-        Qp qp = step("Failed to create QP.", () -> id.createQp(pds[i], attrs[i]));
-        act("Failed to connect through RDMA CM.", () -> id.connect(param));
-        return qp;
+        act("Failed to resolve RDMA CM address.", () -> id.resolveAddr(null, server, PerftestCmLink.RESOLVE_TIMEOUT));
     }
 
     /**
