@@ -8,6 +8,7 @@ import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import org.openjdk.jmh.annotations.Benchmark;
@@ -16,12 +17,14 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.roce4j.emulator.udp.UdpLinkConfig;
 import org.roce4j.emulator.udp.UdpRnic;
+import org.roce4j.verbs.CompChannel;
 import org.roce4j.verbs.Context;
 import org.roce4j.verbs.Cq;
 import org.roce4j.verbs.Mr;
@@ -75,10 +78,20 @@ public class UdpLinkBenchmark {
         SendWr bigWrite;
         SendWr smallWrite;
         final WorkCompletion[] wcs = new WorkCompletion[16];
+        @Param("400000")
+        long packetsPerSecond;
+        /** How the benchmark thread waits for completions: {@code poll} spins on ibv_poll_cq, {@code events} sleeps on the completion channel. */
+        @Param("poll")
+        String waitBy;
+        CompChannel channelA;
+        /** Whether the links send a duty cycle's frames to one peer as one UDP GSO send. */
+        @Param("false")
+        boolean segmentationOffload;
 
         @Setup(Level.Trial)
         public void open() throws IOException {
-            UdpLinkConfig link = UdpLinkConfig.DEFAULT.withActiveMtu(Mtu.MTU_4096).withPacketsPerSecond(400_000).withBurst(64);
+            UdpLinkConfig link = UdpLinkConfig.DEFAULT.withActiveMtu(Mtu.MTU_4096).withPacketsPerSecond(packetsPerSecond).withBurst(64)
+                    .withSegmentationOffload(segmentationOffload);
             a = UdpRnic.open("rxe-bench-a", "127.0.0.61", link);
             b = UdpRnic.open("rxe-bench-b", "127.0.0.62", link);
             arena = Arena.ofShared();
@@ -86,7 +99,8 @@ public class UdpLinkBenchmark {
             contextB = b.device().open();
             pdA = contextA.allocPd();
             pdB = contextB.allocPd();
-            cqA = contextA.createCq(64);
+            channelA = contextA.createCompChannel();
+            cqA = contextA.createCq(64, channelA, 0);
             cqB = contextB.createCq(64);
             MemorySegment memoryA = arena.allocate(4 * MIB, 4096);
             MemorySegment memoryB = arena.allocate(4 * MIB, 4096);
@@ -105,6 +119,13 @@ public class UdpLinkBenchmark {
             int got = 0;
             while (got < n) {
                 int polled = cqA.poll(wcs);
+                if (polled == 0 && waitBy.equals("events")) {
+                    cqA.reqNotify(false);
+                    polled = cqA.poll(wcs); // one that came before the arming raises no event
+                    if (polled == 0) {
+                        channelA.getCqEvent(Duration.ofSeconds(1)).ifPresent(cq -> channelA.ackCqEvents(cq, 1));
+                    }
+                }
                 for (int i = 0; i < polled; i++) {
                     if (!wcs[i].isSuccess()) {
                         throw new IllegalStateException("benchmark completion failed: " + wcs[i]);
@@ -120,7 +141,7 @@ public class UdpLinkBenchmark {
 
         @TearDown(Level.Trial)
         public void close() {
-            EmulatedRcPair.closeInOrder(qpA, qpB, mrA, mrB, cqA, cqB, pdA, pdB, contextA, contextB, a, b, arena);
+            EmulatedRcPair.closeInOrder(qpA, qpB, mrA, mrB, cqA, cqB, channelA, pdA, pdB, contextA, contextB, a, b, arena);
         }
     }
 
@@ -204,6 +225,39 @@ public class UdpLinkBenchmark {
         for (int i = 0; i < WINDOW; i++) {
             udp.in.clear();
             udp.receiver.receive(udp.in);
+        }
+    }
+
+    /** The batched raw baseline: 4 KiB datagrams sent with UDP GSO and read with UDP GRO ({@link GsoUdp}). */
+    @State(Scope.Benchmark)
+    public static class RawSegmentedUdp {
+        GsoUdp udp;
+
+        @Setup(Level.Trial)
+        public void open() throws Throwable {
+            udp = new GsoUdp(DATAGRAM);
+        }
+
+        @TearDown(Level.Trial)
+        public void close() throws Throwable {
+            udp.close();
+        }
+    }
+
+    @Benchmark
+    @BenchmarkMode(Mode.Throughput)
+    @OutputTimeUnit(TimeUnit.SECONDS)
+    @OperationsPerInvocation(WINDOW)
+    public void rawUdp4KiBSegmented(RawSegmentedUdp raw) throws Throwable {
+        int perSend = GsoUdp.MAX_DATAGRAM_PAYLOAD / DATAGRAM;
+        for (int left = WINDOW; left > 0; left -= perSend) {
+            int bytes = Math.min(left, perSend) * DATAGRAM;
+            while (!raw.udp.send(bytes)) {
+                Thread.onSpinWait(); // the socket's send buffer is full
+            }
+        }
+        for (long received = 0; received < (long) WINDOW * DATAGRAM; ) {
+            received += raw.udp.receive();
         }
     }
 

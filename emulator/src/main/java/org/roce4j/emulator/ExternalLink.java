@@ -47,6 +47,17 @@ public interface ExternalLink {
     void transmit(byte[] frame, int offset, int length);
 
     /**
+     * The RNIC's duty cycle starts sending: frames {@link #transmit} gets until {@link #endBurst} may be
+     * held back and leave together (UDP segmentation offload). Holding the fabric lock.
+     */
+    default void beginBurst() {
+    }
+
+    /** The duty cycle is done: what {@link #beginBurst} let the link hold back leaves now. Holding the fabric lock. */
+    default void endBurst() {
+    }
+
+    /**
      * Frames handed to {@link #transmit} and not yet on the wire: how full the link's transmit
      * queue is. The RNIC sends READ responses only while this is low. 0 for a link without a queue.
      */

@@ -312,6 +312,18 @@ public final class Rnic implements Agent, FrameReceiver {
 
     @Override
     public int doWork(long nowNanos) {
+        if (link == null) {
+            return dutyCycle(nowNanos);
+        }
+        link.beginBurst();
+        try {
+            return dutyCycle(nowNanos);
+        } finally {
+            link.endBurst();
+        }
+    }
+
+    private int dutyCycle(long nowNanos) {
         int work = 0;
         for (int i = timedQps.size() - 1; i >= 0; i--) {
             EmulatedQp qp = timedQps.get(i);

@@ -1,7 +1,5 @@
 package org.roce4j.emulator.udp;
 
-import java.util.zip.CRC32;
-
 import org.roce4j.wire.IcrcCalculator;
 import org.roce4j.wire.IpHeader;
 import org.roce4j.wire.Ipv4Header;
@@ -41,18 +39,13 @@ final class ReceivedIcrc {
 
     enum Verdict { VALID, VALID_ID_RECOVERED, ID_RESYNCED, ID_OUTSIDE_WINDOW, INVALID }
 
-    /** Offset in the ICRC's input of the IPv4 Identification: 8 bytes of pseudo-LRH, then IP bytes 4..5. */
-    private static final int ID_POSITION = IcrcCalculator.IPV4_IDENTIFICATION_POSITION;
-    /** The Identification's length: 16 bits. */
-    private static final int ID_LENGTH = 2;
-    /** The longest datagram the link takes (a 9216-byte jumbo frame). */
-    static final int MAX_COVERED = 9216 + 8;
+    private static final int ID_POSITION = IdentificationDelta.ID_POSITION;
+    static final int MAX_COVERED = IdentificationDelta.MAX_COVERED;
     /** rxe and roce4j send DF: that solution is tried first. */
     private static final boolean[] DF_FIRST = {true, false};
 
     private final IcrcCalculator icrc = new IcrcCalculator();
-    private final CRC32 crc = new CRC32();
-    private final byte[] zeros = new byte[MAX_COVERED + ID_POSITION];
+    private final IdentificationDelta deltas = new IdentificationDelta();
     /** Per trailing length after the Identification: the reduced basis of L, and DF's vector. */
     private final int[][] solvers = new int[MAX_COVERED + ID_POSITION][];
     private final IdentificationWindow senders = new IdentificationWindow();
@@ -76,7 +69,7 @@ final class ReceivedIcrc {
             return computed == received ? Verdict.VALID : Verdict.INVALID;
         }
         int messageLength = icrc.coveredLength(b, ip, icrcOffset);
-        int[] solver = solver(messageLength - ID_POSITION - ID_LENGTH);
+        int[] solver = solver(messageLength - ID_POSITION - IdentificationDelta.ID_LENGTH);
         // CRC-32 stores its register reflected; the value read LSB first is the CRC32 value itself.
         int delta = computed ^ received;
         int withDf = solve(solver, delta);
@@ -143,10 +136,10 @@ final class ReceivedIcrc {
             return solver;
         }
         solver = new int[49];
-        int zero = crcOfZeros(ID_LENGTH + trailing);
+        int[] vectors = deltas.bitVectors(trailing);
         int rank = 0;
         for (int bit = 0; bit < 16; bit++) {
-            int v = crcOfWord(1 << bit, ID_LENGTH + trailing) ^ zero;
+            int v = vectors[bit];
             int combination = 1 << bit;
             for (int j = 0; j < rank; j++) {
                 if ((v >>> solver[j] & 1) != 0) {
@@ -163,23 +156,8 @@ final class ReceivedIcrc {
             rank++;
         }
         // DF is bit 14 of the 16-bit flags word after the Identification.
-        solver[48] = crcOfWord(Ipv4Header.DONT_FRAGMENT, trailing) ^ crcOfZeros(trailing);
+        solver[48] = deltas.crcOfWord(Ipv4Header.DONT_FRAGMENT, trailing) ^ deltas.crcOfZeros(trailing);
         solvers[trailing] = solver;
         return solver;
-    }
-
-    /** CRC-32 of {@code length} bytes: the 16-bit {@code word} (network order), then zeros. */
-    private int crcOfWord(int word, int length) {
-        crc.reset();
-        crc.update(word >>> 8);
-        crc.update(word & 0xFF);
-        crc.update(zeros, 0, length - 2);
-        return (int) crc.getValue();
-    }
-
-    private int crcOfZeros(int length) {
-        crc.reset();
-        crc.update(zeros, 0, length);
-        return (int) crc.getValue();
     }
 }

@@ -15,6 +15,7 @@ import java.util.concurrent.locks.LockSupport;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.epoll.EpollDatagramChannel;
+import io.netty.channel.epoll.SegmentedDatagramPacket;
 import io.netty.channel.socket.DatagramPacket;
 import io.netty.channel.unix.Socket;
 import org.roce4j.emulator.fabric.Clock;
@@ -37,6 +38,8 @@ final class TransmitPacer {
     private final TokenBucket bucket;
     /** Frames queued or handed to an event loop and not yet written: the direct path waits for 0 (order). */
     private final AtomicInteger pending = new AtomicInteger();
+    /** Frames in the pacer's queue or hands, not yet handed to an event loop: a GSO send may pass only when 0. */
+    private final AtomicInteger paced = new AtomicInteger();
     /** Run once when {@link #pending} is down to {@link #drainedTo}: see {@link #whenQueuedAtMost}. */
     private final AtomicReference<Runnable> onDrained = new AtomicReference<>();
     private volatile int drainedTo;
@@ -46,10 +49,13 @@ final class TransmitPacer {
 
     private final AtomicLong framesSent = new AtomicLong();
     private final AtomicLong transmitQueueDrops = new AtomicLong();
+    private final AtomicLong segmentedSends = new AtomicLong();
+    private volatile boolean segmentationRefused;
     /** The link's, shared with its receive side (ICMP errors surface there). */
     private final AtomicLong sendFailures;
 
-    private record Outgoing(Channel channel, DatagramPacket packet) {
+    /** @param frames the datagrams {@code packet} becomes: more than one for a UDP GSO send */
+    private record Outgoing(Channel channel, DatagramPacket packet, int frames) {
     }
 
     TransmitPacer(UdpLinkConfig config, Clock clock, boolean directPath, AtomicLong sendFailures) {
@@ -71,12 +77,49 @@ final class TransmitPacer {
         }
         ByteBuf buf = channel.alloc().directBuffer(n);
         buf.writeBytes(frame, payload, n);
-        pending.incrementAndGet();
-        if (!queue.offer(new Outgoing(channel, new DatagramPacket(buf, to)))) {
-            pending.decrementAndGet();
-            buf.release();
-            transmitQueueDrops.incrementAndGet();
+        enqueue(new Outgoing(channel, new DatagramPacket(buf, to), 1));
+    }
+
+    private void enqueue(Outgoing outgoing) {
+        pending.addAndGet(outgoing.frames());
+        paced.addAndGet(outgoing.frames());
+        if (!queue.offer(outgoing)) {
+            pending.addAndGet(-outgoing.frames());
+            paced.addAndGet(-outgoing.frames());
+            outgoing.packet().release();
+            transmitQueueDrops.addAndGet(outgoing.frames());
         }
+    }
+
+    /**
+     * Sends {@code segments} UDP payloads of {@code segmentSize} bytes (the last may be shorter), {@code
+     * length} bytes in all, as one UDP GSO datagram ({@link SegmentBurst}) that the kernel cuts into
+     * {@code segments}. Written by the channel's event loop (Netty's {@code sendmsg} with UDP_SEGMENT):
+     * handed to it at once when the pacer holds nothing (so nothing is overtaken: the loop writes in the
+     * order it is handed frames) and the bucket holds a token per segment, else through the pacer, which
+     * takes a token per segment.
+     */
+    void sendSegments(Channel channel, byte[] payloads, int length, int segmentSize, int segments,
+                      InetSocketAddress to) {
+        ByteBuf buf = channel.alloc().directBuffer(length);
+        buf.writeBytes(payloads, 0, length);
+        Outgoing outgoing = new Outgoing(channel, new SegmentedDatagramPacket(buf, segmentSize, to), segments);
+        segmentedSends.incrementAndGet();
+        if (paced.get() == 0) {
+            boolean tokens;
+            synchronized (bucket) {
+                tokens = bucket.available() >= segments;
+                if (tokens) {
+                    bucket.take(segments);
+                }
+            }
+            if (tokens) {
+                pending.addAndGet(segments);
+                channel.eventLoop().execute(() -> write(List.of(outgoing)));
+                return;
+            }
+        }
+        enqueue(outgoing);
     }
 
     /** {@return frames queued or handed to an event loop and not yet written} */
@@ -148,15 +191,23 @@ final class TransmitPacer {
             }
             batch.add(first);
             synchronized (bucket) {
+                bucket.take(first.frames() - 1); // a GSO send's other segments: the bucket goes into debt
                 int more = (int) Math.min(BATCH - 1, bucket.available());
                 if (more > 0) {
-                    int taken = queue.drainTo(batch, more);
-                    bucket.take(taken);
+                    queue.drainTo(batch, more);
+                    for (int i = 1; i < batch.size(); i++) {
+                        bucket.take(batch.get(i).frames());
+                    }
                 }
             }
             List<Outgoing> writes = List.copyOf(batch);
             batch.clear();
             first.channel().eventLoop().execute(() -> write(writes));
+            int frames = 0;
+            for (Outgoing o : writes) {
+                frames += o.frames();
+            }
+            paced.addAndGet(-frames); // handed on: a GSO send handed to the loop now comes after these
         }
         Outgoing left;
         while ((left = queue.poll()) != null) {
@@ -185,6 +236,12 @@ final class TransmitPacer {
             o.channel().write(o.packet()).addListener(f -> {
                 if (!f.isSuccess()) {
                     sendFailures.incrementAndGet();
+                    if (o.frames() > 1) {
+                        // The kernel refused UDP_SEGMENT (EIO: a route through a netdev without checksum
+                        // offload; EINVAL: segments longer than the path MTU): plain datagrams from now on;
+                        // RC retransmits what this send carried.
+                        segmentationRefused = true;
+                    }
                 }
             });
             if (flushed != null && flushed != o.channel()) {
@@ -195,13 +252,26 @@ final class TransmitPacer {
         if (flushed != null) {
             flushed.flush();
         }
-        framesSent.addAndGet(writes.size());
-        pending.addAndGet(-writes.size());
+        int frames = 0;
+        for (Outgoing o : writes) {
+            frames += o.frames();
+        }
+        framesSent.addAndGet(frames);
+        pending.addAndGet(-frames);
         runIfDrained();
     }
 
     long framesSent() {
         return framesSent.get();
+    }
+
+    /** Whether a UDP GSO send failed: the link sends plain datagrams from then on. */
+    boolean segmentationRefused() {
+        return segmentationRefused;
+    }
+
+    long segmentedSends() {
+        return segmentedSends.get();
     }
 
     long transmitQueueDrops() {

@@ -26,6 +26,7 @@ import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollDatagramChannel;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.nio.NioIoHandler;
@@ -43,6 +44,7 @@ import org.roce4j.emulator.fabric.FaultCounters;
 import org.roce4j.emulator.fabric.FaultInjector;
 import org.roce4j.emulator.fabric.RetransmissionMarks;
 import org.roce4j.emulator.fabric.FrameFilter;
+import org.roce4j.wire.IcrcCalculator;
 import org.roce4j.wire.IpHeader;
 import org.roce4j.wire.PacketInfo;
 import org.roce4j.wire.PacketWriter;
@@ -78,6 +80,11 @@ final class UdpLink implements ExternalLink, AutoCloseable {
     /** The sockets bound so far; replaced whole when a late address binds (read without a lock by transmit). */
     private volatile BoundSocket[] sockets = new BoundSocket[0];
     private final TransmitPacer pacer;
+    /** Whether a duty cycle's frames to one peer leave as one UDP GSO send ({@link SegmentBurst}). */
+    private final boolean segmentation;
+    private final SegmentBurst burst = new SegmentBurst();
+    /** Between {@link #beginBurst} and {@link #endBurst}: under the fabric lock. */
+    private boolean bursting;
     private final PcapTap tap;
     private final ReceiveSide received;
     private final MulticastSockets multicast;
@@ -122,6 +129,7 @@ final class UdpLink implements ExternalLink, AutoCloseable {
                 Thread.ofPlatform().daemon().name("roce4j-udp-" + addresses.interfaceName()).factory();
         this.group = new MultiThreadIoEventLoopGroup(1, threads, io);
         this.pacer = new TransmitPacer(config, clock, epoll, sendFailures);
+        this.segmentation = config.segmentationOffload() && epoll && EpollDatagramChannel.isSegmentedDatagramPacketSupported();
         this.received = new ReceiveSide(addresses.mac(), clock, tap, sendFailures);
         this.multicast = new MulticastSockets(addresses.interfaceName(), this::bindToGroup);
     }
@@ -251,6 +259,13 @@ final class UdpLink implements ExternalLink, AutoCloseable {
             // linux/in6.h IPV6_MTU_DISCOVER (23) = IPV6_PMTUDISC_DO (2).
             bootstrap.option(v6 ? new IntegerUnixChannelOption("IPV6_MTU_DISCOVER", 41, 23)
                     : new IntegerUnixChannelOption("IP_MTU_DISCOVER", 0, 10), 2);
+            if (segmentation) {
+                // The receiving half of the offload: linux/udp.h UDP_GRO lets one read return a run of
+                // datagrams of one flow, coalesced (a peer's GSO send arrives whole on loopback); Netty
+                // cuts it at the segment size the kernel reports, one DatagramPacket per frame.
+                bootstrap.option(EpollChannelOption.UDP_GRO, true)
+                        .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(SegmentBurst.MAX_TOTAL + 1));
+            }
             if (v6) {
                 // Linux rxe sends RoCEv2 over IPv6 with UDP checksum 0 (its tunnel socket has
                 // use_udp6_tx_checksums off), which RFC 8200 §8.1 lets a receiver drop and Linux does
@@ -391,10 +406,36 @@ final class UdpLink implements ExternalLink, AutoCloseable {
             noSocketDrops.incrementAndGet();
             return;
         }
+        if (bursting && offset == 0 && SegmentBurst.eligible(headers.ipVersion(), n)) {
+            if (!burst.continues(channel, to, n)) {
+                burst.sendTo(pacer);
+            }
+            int id = burst.nextIdentification();
+            if (id != 0) {
+                burst.renumber(frame, headers.ipOffset(), length - IcrcCalculator.LENGTH, id);
+            }
+            if (tap.isOpen()) {
+                tapSent(frame, offset, length, headers, faults);
+            }
+            burst.add(channel, to, frame, payload, n);
+            return;
+        }
+        burst.sendTo(pacer); // what the run holds was sent before this frame
         if (tap.isOpen()) {
             tapSent(frame, offset, length, headers, faults);
         }
         pacer.send(channel, frame, payload, n, to);
+    }
+
+    @Override
+    public void beginBurst() {
+        bursting = segmentation && !pacer.segmentationRefused();
+    }
+
+    @Override
+    public void endBurst() {
+        bursting = false;
+        burst.sendTo(pacer);
     }
 
     @Override
@@ -490,7 +531,7 @@ final class UdpLink implements ExternalLink, AutoCloseable {
     UdpLinkCounters counters() {
         return new UdpLinkCounters(pacer.framesSent(), pacer.transmitQueueDrops(), noSocketDrops.get(), sendFailures.get(),
                 received.datagramsReceived(), received.icrcValid(), received.icrcIdRecovered(), received.icrcInvalid(),
-                received.oversizeDrops(), received.icrcIdOutsideWindow());
+                received.oversizeDrops(), received.icrcIdOutsideWindow(), pacer.segmentedSends());
     }
 
     /** The host's kernel routes this device's datagrams: its routing table answers (see {@link HostNetworkTables}). */

@@ -19,19 +19,25 @@ import org.roce4j.verbs.Mtu;
  *     (what no longer fits is counted in {@link PcapTapCounters#overLimit()}); at least 24, pcap's file header
  * @param tapValidFramesOnly the capture leaves out received datagrams whose ICRC does not verify
  *     (counted in {@link PcapTapCounters#invalidSkipped()}); sent frames are always valid
+ * @param segmentationOffload UDP segmentation offload, both ways (epoll only, where the kernel has it):
+ *     the data frames one duty cycle of the RNIC sends to one peer leave in one sendmsg(2) with
+ *     UDP_SEGMENT (GSO), and the sockets read with UDP_GRO. On the wire every frame is still its own
+ *     datagram, with the Identification the kernel gives it; a capture on the sending host's lo shows
+ *     the unsegmented send (the link's own tap shows every frame). On by default
  */
 public record UdpLinkConfig(long packetsPerSecond, int burst, int transmitQueueFrames, int receiveBufferBytes,
-                            Mtu activeMtu, boolean epoll, long tapMaxBytes, boolean tapValidFramesOnly) {
+                            Mtu activeMtu, boolean epoll, long tapMaxBytes, boolean tapValidFramesOnly,
+                            boolean segmentationOffload) {
 
     /** A capture's default size limit: 1 GiB, about 250,000 frames of MTU 4096 or a million of MTU 1024. */
     public static final long DEFAULT_TAP_MAX_BYTES = 1L << 30;
 
     /**
      * 150 k frames/s in bursts of 32, 4096 frames queued, a 4 MiB receive buffer asked for, MTU 1024,
-     * epoll; captures of at most 1 GiB, invalid received datagrams included.
+     * epoll; captures of at most 1 GiB, invalid received datagrams included; segmentation offload.
      */
     public static final UdpLinkConfig DEFAULT = new UdpLinkConfig(150_000, 32, 4096, 4 << 20, Mtu.MTU_1024, true,
-            DEFAULT_TAP_MAX_BYTES, false);
+            DEFAULT_TAP_MAX_BYTES, false, true);
 
     public UdpLinkConfig {
         Objects.requireNonNull(activeMtu, "activeMtu");
@@ -43,43 +49,49 @@ public record UdpLinkConfig(long packetsPerSecond, int burst, int transmitQueueF
 
     public UdpLinkConfig withPacketsPerSecond(long rate) {
         return new UdpLinkConfig(rate, burst, transmitQueueFrames, receiveBufferBytes, activeMtu, epoll,
-                tapMaxBytes, tapValidFramesOnly);
+                tapMaxBytes, tapValidFramesOnly, segmentationOffload);
     }
 
     public UdpLinkConfig withBurst(int frames) {
         return new UdpLinkConfig(packetsPerSecond, frames, transmitQueueFrames, receiveBufferBytes, activeMtu, epoll,
-                tapMaxBytes, tapValidFramesOnly);
+                tapMaxBytes, tapValidFramesOnly, segmentationOffload);
     }
 
     public UdpLinkConfig withTransmitQueueFrames(int frames) {
         return new UdpLinkConfig(packetsPerSecond, burst, frames, receiveBufferBytes, activeMtu, epoll,
-                tapMaxBytes, tapValidFramesOnly);
+                tapMaxBytes, tapValidFramesOnly, segmentationOffload);
     }
 
     public UdpLinkConfig withReceiveBufferBytes(int bytes) {
         return new UdpLinkConfig(packetsPerSecond, burst, transmitQueueFrames, bytes, activeMtu, epoll,
-                tapMaxBytes, tapValidFramesOnly);
+                tapMaxBytes, tapValidFramesOnly, segmentationOffload);
     }
 
     public UdpLinkConfig withActiveMtu(Mtu mtu) {
         return new UdpLinkConfig(packetsPerSecond, burst, transmitQueueFrames, receiveBufferBytes, mtu, epoll,
-                tapMaxBytes, tapValidFramesOnly);
+                tapMaxBytes, tapValidFramesOnly, segmentationOffload);
     }
 
     public UdpLinkConfig withEpoll(boolean useEpoll) {
         return new UdpLinkConfig(packetsPerSecond, burst, transmitQueueFrames, receiveBufferBytes, activeMtu, useEpoll,
-                tapMaxBytes, tapValidFramesOnly);
+                tapMaxBytes, tapValidFramesOnly, segmentationOffload);
     }
 
     /** A capture stops growing at {@code bytes} (see {@link #tapMaxBytes()}). */
     public UdpLinkConfig withTapMaxBytes(long bytes) {
         return new UdpLinkConfig(packetsPerSecond, burst, transmitQueueFrames, receiveBufferBytes, activeMtu, epoll,
-                bytes, tapValidFramesOnly);
+                bytes, tapValidFramesOnly, segmentationOffload);
     }
 
     /** A capture records only received datagrams whose ICRC verified (see {@link #tapValidFramesOnly()}). */
     public UdpLinkConfig withTapValidFramesOnly(boolean validOnly) {
         return new UdpLinkConfig(packetsPerSecond, burst, transmitQueueFrames, receiveBufferBytes, activeMtu, epoll,
-                tapMaxBytes, validOnly);
+                tapMaxBytes, validOnly, segmentationOffload);
+    }
+
+    /** Sends a duty cycle's frames to one peer in one UDP GSO sendmsg(2) (see {@link #segmentationOffload()}). */
+    public UdpLinkConfig withSegmentationOffload(boolean offload) {
+        return new UdpLinkConfig(packetsPerSecond, burst, transmitQueueFrames, receiveBufferBytes, activeMtu, epoll,
+                tapMaxBytes, tapValidFramesOnly, offload);
     }
 }

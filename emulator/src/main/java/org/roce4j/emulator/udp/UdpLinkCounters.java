@@ -15,8 +15,10 @@ package org.roce4j.emulator.udp;
  * @param icrcIdOutsideWindow IPv4 datagrams whose ICRC matched only for an Identification outside the
  *        window expected from that sender ({@code IdentificationWindow}): dropped (also the RNIC's
  *        {@code icrc_errors}); the sender's next frame in that Identification's window resyncs it
+ * @param segmentedSends UDP GSO sends ({@link UdpLinkConfig#segmentationOffload()}), each several of
+ *        {@code framesSent}
  */
 public record UdpLinkCounters(long framesSent, long transmitQueueDrops, long noSocketDrops, long sendFailures,
                               long datagramsReceived, long icrcValid, long icrcIdRecovered, long icrcInvalid,
-                              long oversizeDrops, long icrcIdOutsideWindow) {
+                              long oversizeDrops, long icrcIdOutsideWindow, long segmentedSends) {
 }

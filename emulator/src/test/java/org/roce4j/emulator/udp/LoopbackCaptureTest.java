@@ -42,8 +42,9 @@ class LoopbackCaptureTest {
         Path captured = dir.resolve("lo.pcap");
         Path tapped = dir.resolve("tap.pcap");
         Process tshark = startTshark(captured);
-        try (UdpSide a = new UdpSide("rxe4", "127.0.0.4", UdpLinkConfig.DEFAULT);
-             UdpSide b = new UdpSide("rxe5", "127.0.0.5", UdpLinkConfig.DEFAULT)) {
+        UdpLinkConfig perDatagram = UdpLinkConfig.DEFAULT.withSegmentationOffload(false);
+        try (UdpSide a = new UdpSide("rxe4", "127.0.0.4", perDatagram);
+             UdpSide b = new UdpSide("rxe5", "127.0.0.5", perDatagram)) {
             a.rnic.tap(tapped);
             Qp[] qp = UdpSide.pair(a, b, QpType.RC, Mtu.MTU_1024);
             UdpSide.fill(a.memory, 0, 20_000, 9);
@@ -83,6 +84,50 @@ class LoopbackCaptureTest {
         for (byte[] frame : roceFrames(tapped, null)) {
             assertThat(info.parseFrame(frame, 0, frame.length)).as("tap frame: %s", info.dropDetail()).isTrue();
         }
+    }
+
+    @Test
+    @DisplayName("Captured on lo with segmentation offload: each GSO send is the tap's frames back to back, numbered 0, 1, 2, ...")
+    void segmentedSendsCarryTheTapsFrames(@TempDir Path dir) throws Exception {
+        Path captured = dir.resolve("lo.pcap");
+        Path tapped = dir.resolve("tap.pcap");
+        Process tshark = startTshark(captured);
+        try (UdpSide a = new UdpSide("rxe4", "127.0.0.4", UdpLinkConfig.DEFAULT);
+             UdpSide b = new UdpSide("rxe5", "127.0.0.5", UdpLinkConfig.DEFAULT)) {
+            a.rnic.tap(tapped);
+            Qp[] qp = UdpSide.pair(a, b, QpType.RC, Mtu.MTU_1024);
+            UdpSide.fill(a.memory, 0, 20_000, 9);
+            qp[0].postSend(SendWr.rdmaWrite(1, a.mr, 0, 20_000, b.mr.address(), b.mr.rkey()));
+            assertThat(a.pollOne().status()).isEqualTo(WcStatus.SUCCESS);
+            UdpSide.assertSameBytes(a.memory, 0, b.memory, 0, 20_000);
+            assertThat(a.rnic.linkCounters().segmentedSends()).isGreaterThan(0);
+            Thread.sleep(200);
+        } finally {
+            tshark.destroy();
+            tshark.waitFor(10, TimeUnit.SECONDS);
+        }
+        // lo captures a GSO send before the kernel cuts it: one long UDP datagram from 127.0.0.4.
+        List<byte[]> sentOnWire = roceFrames(captured, null).stream().filter(f -> f[14 + 15] == 4).toList();
+        List<byte[]> sentInTap = roceFrames(tapped, null).stream().filter(f -> f[14 + 15] == 4).toList();
+        int t = 0;
+        boolean sawARun = false;
+        for (byte[] w : sentOnWire) {
+            int payload = ((w[38] & 0xFF) << 8 | w[39] & 0xFF) - 8;
+            int at = 42;
+            int segment = 0;
+            while (at < 42 + payload) {
+                byte[] tap = sentInTap.get(t++);
+                int n = tap.length - 42;
+                assertThat(Arrays.copyOfRange(w, at, at + n)).as("segment %d of a send: the tap's frame %d", segment, t - 1)
+                        .isEqualTo(Arrays.copyOfRange(tap, 42, tap.length));
+                assertThat((tap[14 + 4] & 0xFF) << 8 | tap[14 + 5] & 0xFF).as("its Identification").isEqualTo(segment);
+                at += n;
+                segment++;
+            }
+            sawARun |= segment > 1;
+        }
+        assertThat(t).as("every sent frame of the tap is on the wire").isEqualTo(sentInTap.size());
+        assertThat(sawARun).isTrue();
     }
 
     private static List<byte[]> roceFrames(Path pcap, Object unused) throws IOException {
