@@ -78,14 +78,15 @@ public class UdpLinkBenchmark {
         SendWr bigWrite;
         SendWr smallWrite;
         final WorkCompletion[] wcs = new WorkCompletion[16];
-        @Param("400000")
+        /** The links' token bucket: 0 leaves them unpaced (loopback's own limit). */
+        @Param("0")
         long packetsPerSecond;
         /** How the benchmark thread waits for completions: {@code poll} spins on ibv_poll_cq, {@code events} sleeps on the completion channel. */
         @Param("poll")
         String waitBy;
         CompChannel channelA;
         /** Whether the links send a duty cycle's frames to one peer as one UDP GSO send. */
-        @Param("false")
+        @Param("true")
         boolean segmentationOffload;
 
         @Setup(Level.Trial)
