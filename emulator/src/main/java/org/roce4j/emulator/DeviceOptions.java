@@ -5,27 +5,35 @@ import java.util.Objects;
 
 /**
  * How an emulated device is chosen from outside the code: which {@link DeviceProfile} it models and
- * whether the process using it holds CAP_NET_RAW. Written as the query of a device spec,
- * {@code -d emu:192.168.77.1?profile=rxe-6.1&cap_net_raw=1}, or as system properties for the
+ * whether the process using it holds CAP_NET_RAW, and for a device on a UDP link whether the link uses
+ * UDP segmentation offload. Written as the query of a device spec,
+ * {@code -d emu:192.168.77.1?profile=rxe-6.1&cap_net_raw=1&gso=1}, or as system properties for the
  * in-process provider's devices ({@value #PROFILE_PROPERTY}, {@value #CAP_NET_RAW_PROPERTY}).
  *
  * @param profile   the device modelled ({@link DeviceProfile#LINUX} when not given)
  * @param capNetRaw whether a modify may set a controlled Q_Key (see {@link SoftRnic.Builder#capNetRaw})
+ * @param segmentationOffload {@code gso=1}: a UDP device's link sends with UDP GSO and reads with UDP GRO
+ *     ({@code UdpLinkConfig.segmentationOffload}); nothing for an in-process device
  */
-public record DeviceOptions(DeviceProfile profile, boolean capNetRaw) {
+public record DeviceOptions(DeviceProfile profile, boolean capNetRaw, boolean segmentationOffload) {
     /** The in-process provider's devices model this profile ({@code -Droce4j.emulator.profile=rxe-6.12}). */
     public static final String PROFILE_PROPERTY = "roce4j.emulator.profile";
     /** The in-process provider's devices act for a process with CAP_NET_RAW ({@code -Droce4j.emulator.capNetRaw=true}). */
     public static final String CAP_NET_RAW_PROPERTY = "roce4j.emulator.capNetRaw";
     /** The default: the {@code linux} profile, an unprivileged process. */
-    public static final DeviceOptions DEFAULT = new DeviceOptions(DeviceProfile.LINUX, false);
+    public static final DeviceOptions DEFAULT = new DeviceOptions(DeviceProfile.LINUX, false, false);
+
+    /** The profile and CAP_NET_RAW, without segmentation offload. */
+    public DeviceOptions(DeviceProfile profile, boolean capNetRaw) {
+        this(profile, capNetRaw, false);
+    }
 
     public DeviceOptions {
         Objects.requireNonNull(profile, "profile");
     }
 
     /**
-     * {@return the options of a spec's query: {@code profile=ID} and {@code cap_net_raw=0|1},
+     * {@return the options of a spec's query: {@code profile=ID}, {@code cap_net_raw=0|1} and {@code gso=0|1},
      * separated by {@code &}; the empty query is {@link #DEFAULT}}
      *
      * @throws IllegalArgumentException naming the key or value that is not understood
@@ -38,15 +46,17 @@ public record DeviceOptions(DeviceProfile profile, boolean capNetRaw) {
         for (String pair : query.split("&")) {
             int eq = pair.indexOf('=');
             if (eq < 0) {
-                throw new IllegalArgumentException("'" + pair + "' is not KEY=VALUE (keys: profile, cap_net_raw)");
+                throw new IllegalArgumentException("'" + pair + "' is not KEY=VALUE (keys: profile, cap_net_raw, gso)");
             }
             String key = pair.substring(0, eq);
             String value = pair.substring(eq + 1);
             options = switch (key) {
-                case "profile" -> new DeviceOptions(DeviceProfile.named(value), options.capNetRaw);
-                case "cap_net_raw" -> new DeviceOptions(options.profile, flag(key, value));
+                case "profile" -> new DeviceOptions(DeviceProfile.named(value), options.capNetRaw,
+                        options.segmentationOffload);
+                case "cap_net_raw" -> new DeviceOptions(options.profile, flag(key, value), options.segmentationOffload);
+                case "gso" -> new DeviceOptions(options.profile, options.capNetRaw, flag(key, value));
                 default -> throw new IllegalArgumentException("unknown device option '" + key
-                        + "' (known: profile, cap_net_raw)");
+                        + "' (known: profile, cap_net_raw, gso)");
             };
         }
         return options;

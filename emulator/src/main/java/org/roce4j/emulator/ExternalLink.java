@@ -47,8 +47,9 @@ public interface ExternalLink {
     void transmit(byte[] frame, int offset, int length);
 
     /**
-     * The RNIC's duty cycle starts sending: frames {@link #transmit} gets until {@link #endBurst} may be
-     * held back and leave together (UDP segmentation offload). Holding the fabric lock.
+     * The RNIC's duty cycle, or its handling of one received datagram, starts: frames {@link #transmit}
+     * gets until {@link #endBurst} may be held back and leave together (UDP segmentation offload).
+     * Holding the fabric lock.
      */
     default void beginBurst() {
     }

@@ -23,6 +23,9 @@ class DeviceOptionsTest {
         assertThat(DeviceOptions.parse("cap_net_raw=1&profile=rxe-6.12"))
                 .isEqualTo(new DeviceOptions(DeviceProfile.RXE_6_12, true));
         assertThat(DeviceOptions.parse("profile=linux&cap_net_raw=0")).isEqualTo(DeviceOptions.DEFAULT);
+        assertThat(DeviceOptions.parse("gso=1&profile=rxe-6.12"))
+                .isEqualTo(new DeviceOptions(DeviceProfile.RXE_6_12, false, true));
+        assertThat(DeviceOptions.parse("gso=0")).isEqualTo(DeviceOptions.DEFAULT);
     }
 
     @Test

@@ -410,7 +410,12 @@ public final class Rnic implements Agent, FrameReceiver {
                 decodeDrops[DropReason.BAD_ICRC.ordinal()]++;
                 return;
             }
-            receive(rx.parseUdpPayload(buffer, ipOffset, bthOffset, end - bthOffset), nowNanos);
+            link.beginBurst(); // a READ request's responses may leave together
+            try {
+                receive(rx.parseUdpPayload(buffer, ipOffset, bthOffset, end - bthOffset), nowNanos);
+            } finally {
+                link.endBurst();
+            }
         });
         fabric.runNow(); // the responder may owe an ACK, the requester may have room again: send them now
     }

@@ -106,8 +106,4 @@ final class SegmentBurst {
         channel = null;
         to = null;
     }
-
-    boolean isEmpty() {
-        return segments == 0;
-    }
 }

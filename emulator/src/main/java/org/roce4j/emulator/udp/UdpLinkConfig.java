@@ -23,7 +23,8 @@ import org.roce4j.verbs.Mtu;
  *     the data frames one duty cycle of the RNIC sends to one peer leave in one sendmsg(2) with
  *     UDP_SEGMENT (GSO), and the sockets read with UDP_GRO. On the wire every frame is still its own
  *     datagram, with the Identification the kernel gives it; a capture on the sending host's lo shows
- *     the unsegmented send (the link's own tap shows every frame). On by default
+ *     the unsegmented send as one long datagram, which Wireshark and {@code roce4j capture} do not
+ *     cut into frames (the link's own tap shows every frame): off by default
  */
 public record UdpLinkConfig(long packetsPerSecond, int burst, int transmitQueueFrames, int receiveBufferBytes,
                             Mtu activeMtu, boolean epoll, long tapMaxBytes, boolean tapValidFramesOnly,
@@ -34,10 +35,10 @@ public record UdpLinkConfig(long packetsPerSecond, int burst, int transmitQueueF
 
     /**
      * 150 k frames/s in bursts of 32, 4096 frames queued, a 4 MiB receive buffer asked for, MTU 1024,
-     * epoll; captures of at most 1 GiB, invalid received datagrams included; segmentation offload.
+     * epoll; captures of at most 1 GiB, invalid received datagrams included; no segmentation offload.
      */
     public static final UdpLinkConfig DEFAULT = new UdpLinkConfig(150_000, 32, 4096, 4 << 20, Mtu.MTU_1024, true,
-            DEFAULT_TAP_MAX_BYTES, false, true);
+            DEFAULT_TAP_MAX_BYTES, false, false);
 
     public UdpLinkConfig {
         Objects.requireNonNull(activeMtu, "activeMtu");

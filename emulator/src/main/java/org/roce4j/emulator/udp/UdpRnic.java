@@ -88,7 +88,8 @@ public final class UdpRnic implements AutoCloseable {
         DeviceOptions options = query < 0 ? DeviceOptions.DEFAULT : DeviceOptions.parse(spec.substring(query + 1));
         LinkAddresses addresses = LinkAddresses.resolve(query < 0 ? spec : spec.substring(0, query));
         Fabric fabric = Fabric.threaded();
-        UdpLink link = new UdpLink(addresses, config, fabric.clock(), fabric::locked);
+        UdpLinkConfig linkConfig = options.segmentationOffload() ? config.withSegmentationOffload(true) : config;
+        UdpLink link = new UdpLink(addresses, linkConfig, fabric.clock(), fabric::locked);
         SoftRnic rnic;
         try {
             SoftRnic.Builder builder = options.applyTo(SoftRnic.builder(fabric));

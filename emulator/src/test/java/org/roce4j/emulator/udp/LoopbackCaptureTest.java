@@ -42,9 +42,8 @@ class LoopbackCaptureTest {
         Path captured = dir.resolve("lo.pcap");
         Path tapped = dir.resolve("tap.pcap");
         Process tshark = startTshark(captured);
-        UdpLinkConfig perDatagram = UdpLinkConfig.DEFAULT.withSegmentationOffload(false);
-        try (UdpSide a = new UdpSide("rxe4", "127.0.0.4", perDatagram);
-             UdpSide b = new UdpSide("rxe5", "127.0.0.5", perDatagram)) {
+        try (UdpSide a = new UdpSide("rxe4", "127.0.0.4", UdpLinkConfig.DEFAULT);
+             UdpSide b = new UdpSide("rxe5", "127.0.0.5", UdpLinkConfig.DEFAULT)) {
             a.rnic.tap(tapped);
             Qp[] qp = UdpSide.pair(a, b, QpType.RC, Mtu.MTU_1024);
             UdpSide.fill(a.memory, 0, 20_000, 9);
@@ -92,8 +91,9 @@ class LoopbackCaptureTest {
         Path captured = dir.resolve("lo.pcap");
         Path tapped = dir.resolve("tap.pcap");
         Process tshark = startTshark(captured);
-        try (UdpSide a = new UdpSide("rxe4", "127.0.0.4", UdpLinkConfig.DEFAULT);
-             UdpSide b = new UdpSide("rxe5", "127.0.0.5", UdpLinkConfig.DEFAULT)) {
+        UdpLinkConfig offload = UdpLinkConfig.DEFAULT.withSegmentationOffload(true);
+        try (UdpSide a = new UdpSide("rxe4", "127.0.0.4", offload);
+             UdpSide b = new UdpSide("rxe5", "127.0.0.5", offload)) {
             a.rnic.tap(tapped);
             Qp[] qp = UdpSide.pair(a, b, QpType.RC, Mtu.MTU_1024);
             UdpSide.fill(a.memory, 0, 20_000, 9);

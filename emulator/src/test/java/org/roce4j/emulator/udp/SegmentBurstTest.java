@@ -84,6 +84,7 @@ class SegmentBurstTest {
         EmbeddedChannel otherChannel = new EmbeddedChannel();
         byte[] f = new byte[4200];
         assertThat(SegmentBurst.eligible(4, 1040)).isTrue();
+        assertThat(SegmentBurst.eligible(4, SegmentBurst.MIN_PAYLOAD)).isTrue();
         assertThat(SegmentBurst.eligible(4, SegmentBurst.MIN_PAYLOAD - 1)).as("an ACK").isFalse();
         assertThat(SegmentBurst.eligible(6, 1040)).as("IPv6: no Identification, not done").isFalse();
 
@@ -107,9 +108,10 @@ class SegmentBurstTest {
     void aRunIsBounded() {
         SegmentBurst burst = new SegmentBurst();
         EmbeddedChannel channel = new EmbeddedChannel();
-        byte[] f = new byte[4200];
-        int n = 4124;
+        byte[] f = new byte[5100];
+        int n = 5039; // 13 × 5039 = 65,507: the run fills the datagram exactly
         int fits = SegmentBurst.MAX_TOTAL / n;
+        assertThat(fits * n).isEqualTo(SegmentBurst.MAX_TOTAL);
         for (int i = 0; i < fits; i++) {
             assertThat(burst.continues(channel, PEER, n)).isTrue();
             burst.add(channel, PEER, f, 0, n);

@@ -31,8 +31,7 @@ class SegmentationOffloadOverUdpTest {
     @DisplayName("A 1 MiB WRITE and READ with segmentation offload: GSO sends, every frame accepted, every byte placed")
     void longTransfersLeaveInSegmentedSends(@TempDir Path dir) throws Exception {
         Path tapped = dir.resolve("a.pcap");
-        UdpLinkConfig config = UdpLinkConfig.DEFAULT.withActiveMtu(Mtu.MTU_4096);
-        assertThat(config.segmentationOffload()).as("on by default").isTrue();
+        UdpLinkConfig config = UdpLinkConfig.DEFAULT.withActiveMtu(Mtu.MTU_4096).withSegmentationOffload(true);
         try (UdpSide a = new UdpSide("rxe-gso-a", "127.0.0.46", config, 4L * LENGTH);
              UdpSide b = new UdpSide("rxe-gso-b", "127.0.0.47", config, 4L * LENGTH)) {
             a.rnic.tap(tapped);
@@ -79,9 +78,10 @@ class SegmentationOffloadOverUdpTest {
     }
 
     @Test
-    @DisplayName("Without segmentation offload every frame is its own send, with Identification 0")
+    @DisplayName("Without segmentation offload (the default) every frame is its own send, with Identification 0")
     void offloadOff() throws Exception {
-        UdpLinkConfig config = UdpLinkConfig.DEFAULT.withActiveMtu(Mtu.MTU_4096).withSegmentationOffload(false);
+        UdpLinkConfig config = UdpLinkConfig.DEFAULT.withActiveMtu(Mtu.MTU_4096);
+        assertThat(config.segmentationOffload()).as("off by default").isFalse();
         try (UdpSide a = new UdpSide("rxe-gso-c", "127.0.0.48", config, 2L * LENGTH);
              UdpSide b = new UdpSide("rxe-gso-d", "127.0.0.49", config, 2L * LENGTH)) {
             Qp[] qp = UdpSide.pair(a, b, QpType.RC, Mtu.MTU_4096);
