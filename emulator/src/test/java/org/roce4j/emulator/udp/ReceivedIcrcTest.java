@@ -33,7 +33,7 @@ class ReceivedIcrcTest {
     private static final long SECOND = 1_000_000_000L;
 
     /** A valid IPv4 RoCEv2 packet (no Ethernet header) from 127.0.0.1 with Identification {@code id}. */
-    private static byte[] frame(SplittableRandom random, int id, boolean df) {
+    static byte[] frame(SplittableRandom random, int id, boolean df) {
         return frame(random, id, df, 0x7F000001);
     }
 

@@ -17,27 +17,8 @@ class SegmentBurstTest {
     private static final InetSocketAddress OTHER_PEER = new InetSocketAddress("127.0.0.3", 4791);
 
     /** A valid IPv4 RoCEv2 packet (no Ethernet header): Identification 0, DF, random payload, its ICRC. */
-    private static byte[] frame(SplittableRandom random, int payloadWords) {
-        int length = 20 + 8 + 12 + 4 * payloadWords + 4;
-        byte[] f = new byte[length];
-        for (int i = 28; i < length - 4; i++) {
-            f[i] = (byte) random.nextInt();
-        }
-        f[0] = 0x45;
-        f[2] = (byte) (length >>> 8);
-        f[3] = (byte) length;
-        f[6] = 0x40;
-        f[8] = 64;
-        f[9] = 17;
-        f[12] = 127;
-        f[15] = 1;
-        f[16] = 127;
-        f[19] = 2;
-        f[28] = 0x0A; // RDMA WRITE Only
-        f[28 + 1] = 0;
-        Ipv4Header.writeIdentification(f, 0, 0, true); // and the header checksum
-        new IcrcCalculator().fill(f, 0, length - 4);
-        return f;
+    private static byte[] frame(SplittableRandom random) {
+        return ReceivedIcrcTest.frame(random, 0, true);
     }
 
     private static int identification(byte[] f) {
@@ -51,7 +32,7 @@ class SegmentBurstTest {
         SegmentBurst burst = new SegmentBurst();
         IcrcCalculator icrc = new IcrcCalculator();
         for (int trial = 0; trial < 300; trial++) {
-            byte[] f = frame(random, random.nextInt(128, 1100));
+            byte[] f = frame(random);
             int id = random.nextInt(1, SegmentBurst.MAX_SEGMENTS);
             burst.renumber(f, 0, f.length - 4, id);
             assertThat(identification(f)).isEqualTo(id);
@@ -69,8 +50,11 @@ class SegmentBurstTest {
         SegmentBurst burst = new SegmentBurst();
         IcrcCalculator icrc = new IcrcCalculator();
         for (int trial = 0; trial < 200; trial++) {
-            byte[] f = frame(random, random.nextInt(128, 1100));
-            f[random.nextInt(40, f.length - 4)] ^= (byte) (1 << random.nextInt(8));
+            byte[] f = frame(random);
+            if (f.length <= 44) {
+                continue; // no payload byte to corrupt
+            }
+            f[random.nextInt(40, f.length - 4)] ^= (byte) (1 << random.nextInt(8)); // a payload byte, under the ICRC
             burst.renumber(f, 0, f.length - 4, random.nextInt(1, SegmentBurst.MAX_SEGMENTS));
             assertThat(icrc.verify(f, 0, f.length - 4)).isFalse();
         }
