@@ -52,6 +52,12 @@ class TransmitPacerTest {
         assertThat(pacer.framesSent()).as("a GSO send counts each frame").isEqualTo(8);
         assertThat(pacer.segmentedSends()).isEqualTo(1);
         assertThat(pacer.framesQueued()).isZero();
+
+        // The send took its 8 tokens and no time passed: the next one waits for the pacer.
+        pacer.sendSegments(channel, payloads(2), 2 * SEGMENT, SEGMENT, 2, PEER);
+        channel.runPendingTasks();
+        assertThat((Object) channel.readOutbound()).isNull();
+        assertThat(pacer.framesQueued()).isEqualTo(2);
     }
 
     @Test
