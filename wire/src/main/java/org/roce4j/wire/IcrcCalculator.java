@@ -137,8 +137,13 @@ public final class IcrcCalculator {
     /** Computes the ICRC and stores it at {@code icrcOffset}; returns the value. */
     public int fill(byte[] frame, int ipOffset, int icrcOffset) {
         int icrc = compute(frame, ipOffset, icrcOffset);
-        Bytes.i32le(frame, icrcOffset, icrc);
+        write(frame, icrcOffset, icrc);
         return icrc;
+    }
+
+    /** Stores the ICRC value {@code icrc} at {@code icrcOffset}, least significant byte first, as {@link #read} reads it. */
+    public static void write(byte[] frame, int icrcOffset, int icrc) {
+        Bytes.i32le(frame, icrcOffset, icrc);
     }
 
     /** The ICRC value stored at {@code icrcOffset} (least significant byte first on the wire). */

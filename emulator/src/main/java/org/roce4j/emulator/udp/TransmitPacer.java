@@ -203,11 +203,7 @@ final class TransmitPacer {
             List<Outgoing> writes = List.copyOf(batch);
             batch.clear();
             first.channel().eventLoop().execute(() -> write(writes));
-            int frames = 0;
-            for (Outgoing o : writes) {
-                frames += o.frames();
-            }
-            paced.addAndGet(-frames); // handed on: a GSO send handed to the loop now comes after these
+            paced.addAndGet(-frames(writes)); // handed on: a GSO send handed to the loop now comes after these
         }
         Outgoing left;
         while ((left = queue.poll()) != null) {
@@ -252,13 +248,19 @@ final class TransmitPacer {
         if (flushed != null) {
             flushed.flush();
         }
+        int frames = frames(writes);
+        framesSent.addAndGet(frames);
+        pending.addAndGet(-frames);
+        runIfDrained();
+    }
+
+    /** The datagrams {@code writes} become. */
+    private static int frames(List<Outgoing> writes) {
         int frames = 0;
         for (Outgoing o : writes) {
             frames += o.frames();
         }
-        framesSent.addAndGet(frames);
-        pending.addAndGet(-frames);
-        runIfDrained();
+        return frames;
     }
 
     long framesSent() {
