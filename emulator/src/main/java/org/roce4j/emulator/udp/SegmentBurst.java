@@ -64,19 +64,20 @@ final class SegmentBurst {
     }
 
     /**
-     * Gives the IPv4 frame at {@code ipOffset}, sent with Identification 0, Identification {@code id} (DF,
-     * as sent) and changes the ICRC at {@code icrcOffset} by what that change of the Identification
-     * changes ({@link IdentificationDelta}), not by computing it again: a frame a fault corrupted keeps
-     * an ICRC that does not verify.
+     * Gives the IPv4 frame at {@code ipOffset} Identification {@code id} (DF, as sent) and changes the ICRC
+     * at {@code icrcOffset} by what that change of the Identification changes ({@link IdentificationDelta}:
+     * linear, so from whatever Identification the frame had — a frame sent twice is renumbered twice),
+     * not by computing it again: a frame a fault corrupted keeps an ICRC that does not verify.
      */
     void renumber(byte[] frame, int ipOffset, int icrcOffset, int id) {
+        int was = (frame[ipOffset + 4] & 0xFF) << 8 | frame[ipOffset + 5] & 0xFF; // IPv4 Identification
+        if (was == id) {
+            return;
+        }
         Ipv4Header.writeIdentification(frame, ipOffset, id, true);
         int trailing = icrc.coveredLength(frame, ipOffset, icrcOffset) - IdentificationDelta.ID_POSITION
                 - IdentificationDelta.ID_LENGTH;
-        int renumbered = IcrcCalculator.read(frame, icrcOffset) ^ deltas.of(id, trailing);
-        for (int i = 0; i < IcrcCalculator.LENGTH; i++) {
-            frame[icrcOffset + i] = (byte) (renumbered >>> 8 * i); // least significant byte first, as read
-        }
+        IcrcCalculator.write(frame, icrcOffset, IcrcCalculator.read(frame, icrcOffset) ^ deltas.of(was ^ id, trailing));
     }
 
     /** Adds the UDP payload {@code frame[payload … payload + n)}; {@link #continues} said it may. */

@@ -410,10 +410,7 @@ final class UdpLink implements ExternalLink, AutoCloseable {
             if (!burst.continues(channel, to, n)) {
                 burst.sendTo(pacer);
             }
-            int id = burst.nextIdentification();
-            if (id != 0) {
-                burst.renumber(frame, headers.ipOffset(), length - IcrcCalculator.LENGTH, id);
-            }
+            burst.renumber(frame, headers.ipOffset(), length - IcrcCalculator.LENGTH, burst.nextIdentification());
             if (tap.isOpen()) {
                 tapSent(frame, offset, length, headers, faults);
             }

@@ -44,6 +44,22 @@ class SegmentBurstTest {
     }
 
     @Test
+    @DisplayName("A frame renumbered twice (a duplicate fault sends it again, in a later place of the run) verifies with the last")
+    void aFrameRenumberedAgainVerifiesWithItsNewIdentification() {
+        SplittableRandom random = new SplittableRandom(0xD0B1E);
+        SegmentBurst burst = new SegmentBurst();
+        IcrcCalculator icrc = new IcrcCalculator();
+        for (int trial = 0; trial < 200; trial++) {
+            byte[] f = frame(random);
+            burst.renumber(f, 0, f.length - 4, random.nextInt(1, SegmentBurst.MAX_SEGMENTS));
+            int again = random.nextInt(0, SegmentBurst.MAX_SEGMENTS);
+            burst.renumber(f, 0, f.length - 4, again);
+            assertThat(identification(f)).isEqualTo(again);
+            assertThat(icrc.verify(f, 0, f.length - 4)).isTrue();
+        }
+    }
+
+    @Test
     @DisplayName("A frame corrupted before it is renumbered still fails its ICRC: the ICRC changes, it is not computed again")
     void aCorruptedFrameStaysCorrupted() {
         SplittableRandom random = new SplittableRandom(0xBAD);
