@@ -22,6 +22,7 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
+import org.roce4j.emulator.ReceivePolling;
 import org.roce4j.emulator.udp.UdpLinkConfig;
 import org.roce4j.emulator.udp.UdpRnic;
 import org.roce4j.verbs.CompChannel;
@@ -88,13 +89,27 @@ public class UdpLinkBenchmark {
         /** Whether the links send a duty cycle's frames to one peer as one UDP GSO send. */
         @Param("true")
         boolean segmentationOffload;
+        /**
+         * How the links read ({@code ReceivePolling}): {@code off} (Netty's epoll), {@code app} (A's reads by the
+         * benchmark thread's CQ polls; B, which nobody polls, by Netty), {@code spin} (A's as {@code app}, B's by
+         * its spinning receive thread: two spinning threads, as in the raw ping-pong).
+         */
+        @Param("off")
+        String receivePolling;
 
         @Setup(Level.Trial)
         public void open() throws IOException {
             UdpLinkConfig link = UdpLinkConfig.DEFAULT.withActiveMtu(Mtu.MTU_4096).withPacketsPerSecond(packetsPerSecond).withBurst(64)
                     .withSegmentationOffload(segmentationOffload);
-            a = UdpRnic.open("rxe-bench-a", "127.0.0.61", link);
-            b = UdpRnic.open("rxe-bench-b", "127.0.0.62", link);
+            ReceivePolling onA = receivePolling.equals("off") ? ReceivePolling.OFF : ReceivePolling.APPLICATION;
+            ReceivePolling onB = switch (receivePolling) {
+                case "off" -> ReceivePolling.OFF;
+                case "app" -> ReceivePolling.APPLICATION;
+                case "spin" -> ReceivePolling.SPIN;
+                default -> throw new IllegalArgumentException("receivePolling: off, app or spin, not " + receivePolling);
+            };
+            a = UdpRnic.open("rxe-bench-a", "127.0.0.61", link.withReceivePolling(onA));
+            b = UdpRnic.open("rxe-bench-b", "127.0.0.62", link.withReceivePolling(onB));
             arena = Arena.ofShared();
             contextA = a.device().open();
             contextB = b.device().open();

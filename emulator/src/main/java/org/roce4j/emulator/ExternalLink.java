@@ -41,6 +41,22 @@ public interface ExternalLink {
     void attached(DatagramReceiver receiver);
 
     /**
+     * From an application thread that polls one of the device's CQs and found it empty, holding no fabric
+     * lock: a link whose receive is polled reads what it holds now and hands it to the receiver, on this
+     * thread (as a DPDK driver's poll does), unless another thread is reading.
+     *
+     * @return the datagrams handed over, or -1 when this link's receive is not polled
+     */
+    default int pollReceive() {
+        return -1;
+    }
+
+    /** {@return whether {@link #pollReceive} reads: the application's threads poll this device} */
+    default boolean receiveIsPolled() {
+        return false;
+    }
+
+    /**
      * Sends one frame the RNIC built: Ethernet, IP, UDP, BTH … ICRC. Called holding the fabric lock,
      * from the event loop or an API thread: must not block, and must copy what it keeps.
      */

@@ -24,8 +24,11 @@ class DeviceOptionsTest {
                 .isEqualTo(new DeviceOptions(DeviceProfile.RXE_6_12, true));
         assertThat(DeviceOptions.parse("profile=linux&cap_net_raw=0")).isEqualTo(DeviceOptions.DEFAULT);
         assertThat(DeviceOptions.parse("gso=1&profile=rxe-6.12"))
-                .isEqualTo(new DeviceOptions(DeviceProfile.RXE_6_12, false, true));
+                .isEqualTo(new DeviceOptions(DeviceProfile.RXE_6_12, false, true, ReceivePolling.OFF));
         assertThat(DeviceOptions.parse("gso=0")).isEqualTo(DeviceOptions.DEFAULT);
+        assertThat(DeviceOptions.parse("rxpoll=app&gso=1").receivePolling()).isEqualTo(ReceivePolling.APPLICATION);
+        assertThat(DeviceOptions.parse("rxpoll=spin").receivePolling()).isEqualTo(ReceivePolling.SPIN);
+        assertThat(DeviceOptions.parse("rxpoll=off")).isEqualTo(DeviceOptions.DEFAULT);
     }
 
     @Test
@@ -37,6 +40,8 @@ class DeviceOptionsTest {
                 .withMessageContaining("unknown device option 'mtu'");
         assertThatIllegalArgumentException().isThrownBy(() -> DeviceOptions.parse("cap_net_raw=maybe"))
                 .withMessageContaining("expected 1 or 0");
+        assertThatIllegalArgumentException().isThrownBy(() -> DeviceOptions.parse("rxpoll=always"))
+                .withMessage("rxpoll=always: expected off, app or spin");
         assertThatIllegalArgumentException().isThrownBy(() -> DeviceOptions.parse("profile"))
                 .withMessageContaining("is not KEY=VALUE");
     }

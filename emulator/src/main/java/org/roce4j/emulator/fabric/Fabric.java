@@ -512,6 +512,11 @@ public final class Fabric implements AutoCloseable {
         return next;
     }
 
+    /** {@return whether the calling thread holds the fabric lock (inside a callback or a locked action)} */
+    public boolean isLockHeldByCurrentThread() {
+        return lock.isHeldByCurrentThread();
+    }
+
     ReentrantLock lock() {
         return lock;
     }

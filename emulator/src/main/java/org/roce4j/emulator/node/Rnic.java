@@ -216,6 +216,34 @@ public final class Rnic implements Agent, FrameReceiver {
         }
     }
 
+    /**
+     * From a CQ poll that found nothing: a link whose receive is polled reads its sockets on this thread
+     * ({@link ExternalLink#pollReceive}); not from inside a fabric callback, whose lock the link's
+     * other reader may be waiting for.
+     *
+     * @return the datagrams the link handed over, or -1 when nothing was polled
+     */
+    public int pollLink() {
+        if (link == null || fabric.isLockHeldByCurrentThread()) {
+            return -1;
+        }
+        return link.pollReceive();
+    }
+
+    /**
+     * After a post gave the requester work. On a link whose receive the application polls
+     * ({@link ExternalLink#receiveIsPolled}) the requester runs now, on the caller's thread: the application
+     * is a poller and its thread the one running (as rxe runs its requester task inline); a wake-up of the
+     * event loop would put a thread hand-off on the path of every message. Otherwise the loop is woken.
+     */
+    public void sendPosted() {
+        if (link != null && link.receiveIsPolled()) {
+            fabric.runNow();
+        } else {
+            fabric.wakeUp();
+        }
+    }
+
     /** After an API call gave the RNIC work: the threaded event loop should look soon. */
     public void wakeUp() {
         fabric.wakeUp();

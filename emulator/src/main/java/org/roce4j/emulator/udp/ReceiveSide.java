@@ -1,17 +1,19 @@
 package org.roce4j.emulator.udp;
 
-import java.util.List;
-
+import java.io.IOException;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.DatagramPacket;
+import io.netty.channel.unix.DatagramSocketAddress;
+import io.netty.channel.unix.Socket;
 import org.roce4j.emulator.DatagramReceiver;
 import org.roce4j.emulator.fabric.Clock;
 import org.roce4j.wire.HeaderType;
@@ -61,7 +63,7 @@ final class ReceiveSide {
     }
 
     /** {@return a new handler for the socket bound to {@code local}} */
-    ChannelHandler handlerFor(InetAddress local) {
+    Receiver handlerFor(InetAddress local) {
         return new Receiver(local);
     }
 
@@ -89,8 +91,11 @@ final class ReceiveSide {
         return oversizeDrops.get();
     }
 
-    /** One per socket, run on its event loop thread: the buffer and ICRC state are its own. */
-    private final class Receiver extends SimpleChannelInboundHandler<DatagramPacket> {
+    /**
+     * One per socket, run on its event loop thread — or, while {@link PolledReceive} reads the socket, by
+     * the one thread that holds its lock: the buffer and ICRC state are its own.
+     */
+    final class Receiver extends SimpleChannelInboundHandler<DatagramPacket> {
         private final boolean v6;
         private final byte[] localAddress;
         /** The frame's Ethernet destination: our MAC, or a group socket's group MAC (01:00:5e…, 33:33…). */
@@ -98,6 +103,7 @@ final class ReceiveSide {
         private final byte[] rx = new byte[PacketWriter.MAX_HEADERS_LENGTH + UdpLink.MAX_DATAGRAM];
         private final PacketWriter headers = new PacketWriter();
         private final ReceivedIcrc icrc = new ReceivedIcrc();
+        private volatile Runnable whenRead;
 
         Receiver(InetAddress local) {
             this.v6 = local instanceof Inet6Address;
@@ -116,11 +122,47 @@ final class ReceiveSide {
                 return;
             }
             int end = headersFor(packet.sender(), n);
+            content.getBytes(content.readerIndex(), rx, headers.udpPayloadOffset(), n);
+            handOver(end);
+            if (whenRead != null) {
+                whenRead.run();
+            }
+        }
+
+        /**
+         * Reads one datagram from {@code socket} (non-blocking) through {@code in}, a direct buffer of
+         * {@link UdpLink#MAX_DATAGRAM} + 1 bytes, and handles it as {@link #channelRead0} does.
+         *
+         * @return false when the socket had none
+         */
+        boolean readFrom(Socket socket, ByteBuffer in) throws IOException {
+            DatagramSocketAddress sender = socket.recvFrom(in, 0, in.capacity());
+            if (sender == null) {
+                return false;
+            }
+            datagramsReceived.incrementAndGet();
+            int n = sender.receivedAmount();
+            if (n > UdpLink.MAX_DATAGRAM) {
+                oversizeDrops.incrementAndGet();
+                return true;
+            }
+            int end = headersFor(sender, n);
+            in.get(0, rx, headers.udpPayloadOffset(), n);
+            handOver(end);
+            return true;
+        }
+
+        /** Runs on every datagram Netty's loop reads (not those {@link #readFrom} reads). */
+        void whenReadByEventLoop(Runnable action) {
+            this.whenRead = action;
+        }
+
+        /** Checks the ICRC of the datagram laid out in {@code rx} up to {@code end}, captures it, hands it on. */
+        private void handOver(int end) {
             int ip = headers.ipOffset();
             int bth = headers.udpPayloadOffset();
-            content.getBytes(content.readerIndex(), rx, bth, n);
             IcrcStatus status = IcrcStatus.NOT_CHECKED;
-            if (n >= HeaderType.BTH.length() + IcrcCalculator.LENGTH) {
+            if (end - bth >= HeaderType.BTH.length() + IcrcCalculator.LENGTH) {
                 // shorter: not even a BTH; the RNIC's parse drops it and counts why
                 icrc.flushAsRxe(flushIcrcAsRxe);
                 switch (icrc.check(rx, ip, end - IcrcCalculator.LENGTH, clock.nanoTime())) {

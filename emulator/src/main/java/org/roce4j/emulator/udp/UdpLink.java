@@ -36,6 +36,7 @@ import io.netty.channel.socket.nio.NioChannelOption;
 import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.unix.IntegerUnixChannelOption;
 import jdk.net.ExtendedSocketOptions;
+import org.roce4j.emulator.ReceivePolling;
 import org.roce4j.emulator.DatagramReceiver;
 import org.roce4j.emulator.ExternalLink;
 import org.roce4j.emulator.HostRoute;
@@ -88,6 +89,8 @@ final class UdpLink implements ExternalLink, AutoCloseable {
     private final PcapTap tap;
     private final ReceiveSide received;
     private final MulticastSockets multicast;
+    /** Reads the unicast sockets by polling ({@link ReceivePolling}); null when Netty's loop reads them. */
+    private final PolledReceive polledReceive;
     /** The host's routing and neighbour tables, for rdma_cm's address resolution. */
     private final HostNetworkTables hostTables = new HostNetworkTables();
     /** The fault plan's injector, applied to every frame before it is sent; null for none. Under the fabric lock. */
@@ -110,7 +113,7 @@ final class UdpLink implements ExternalLink, AutoCloseable {
     private final RetransmissionMarks retransmissions = new RetransmissionMarks();
 
     /** A socket on ADDRESS:4791: {@code ip} is the address's bytes, compared with a frame's source. */
-    private record BoundSocket(Channel channel, InetAddress address, byte[] ip) {
+    private record BoundSocket(Channel channel, InetAddress address, byte[] ip, ReceiveSide.Receiver handler) {
     }
 
     /** How long a further address that is not yet usable (IPv6 duplicate address detection) is retried. */
@@ -132,6 +135,8 @@ final class UdpLink implements ExternalLink, AutoCloseable {
         this.segmentation = config.segmentationOffload() && epoll && EpollDatagramChannel.isSegmentedDatagramPacketSupported();
         this.received = new ReceiveSide(addresses.mac(), clock, tap, sendFailures);
         this.multicast = new MulticastSockets(addresses.interfaceName(), this::bindToGroup);
+        this.polledReceive = config.receivePolling() != ReceivePolling.OFF && epoll
+                ? new PolledReceive(config.receivePolling(), clock, group.next(), sendFailures) : null;
     }
 
     /** Binds the sockets and starts sending: after the RNIC is attached, so no datagram finds no receiver. */
@@ -154,6 +159,9 @@ final class UdpLink implements ExternalLink, AutoCloseable {
             throw e;
         }
         pacer.start();
+        if (polledReceive != null) {
+            polledReceive.start();
+        }
     }
 
     private void add(BoundSocket socket) {
@@ -166,6 +174,9 @@ final class UdpLink implements ExternalLink, AutoCloseable {
             BoundSocket[] more = Arrays.copyOf(sockets, sockets.length + 1);
             more[more.length - 1] = socket;
             sockets = more;
+        }
+        if (polledReceive != null) {
+            polledReceive.add(socket.channel(), socket.handler());
         }
     }
 
@@ -218,7 +229,8 @@ final class UdpLink implements ExternalLink, AutoCloseable {
     private BoundSocket bind(InetAddress address) throws IOException {
         // A datagram to a multicast group leaves with TTL 64, as rxe's (the AV's, not the socket default 1),
         // on the device's interface rather than the default route's.
-        Bootstrap bootstrap = bootstrap(address).option(ChannelOption.IP_MULTICAST_TTL, KERNEL_TTL);
+        ReceiveSide.Receiver handler = received.handlerFor(address);
+        Bootstrap bootstrap = bootstrap(address, handler).option(ChannelOption.IP_MULTICAST_TTL, KERNEL_TTL);
         ChannelFuture bound = bootstrap.bind(new InetSocketAddress(address, ROCE_PORT)).awaitUninterruptibly();
         if (!bound.isSuccess()) {
             Throwable cause = bound.cause();
@@ -234,23 +246,23 @@ final class UdpLink implements ExternalLink, AutoCloseable {
                 // no multicast on this interface for this family (IPv6 on lo): unicast is unaffected
             }
         }
-        return new BoundSocket(bound.channel(), address, address.getAddress());
+        return new BoundSocket(bound.channel(), address, address.getAddress(), handler);
     }
 
     /** A socket bound to GROUP:4791 for {@link MulticastSockets}: SO_REUSEADDR, so every device of the host hears the group. */
     private ChannelFuture bindToGroup(InetAddress groupAddress) {
-        return bootstrap(groupAddress).option(ChannelOption.SO_REUSEADDR, true)
+        return bootstrap(groupAddress, received.handlerFor(groupAddress)).option(ChannelOption.SO_REUSEADDR, true)
                 .bind(new InetSocketAddress(groupAddress, ROCE_PORT));
     }
 
-    /** A datagram socket of the address's family, DF set, its datagrams handed to the RNIC as to {@code address}. */
-    private Bootstrap bootstrap(InetAddress address) {
+    /** A datagram socket of the address's family, DF set, its datagrams handed by {@code handler} to the RNIC. */
+    private Bootstrap bootstrap(InetAddress address, ReceiveSide.Receiver handler) {
         boolean v6 = address instanceof Inet6Address;
         SocketProtocolFamily family = v6 ? SocketProtocolFamily.INET6 : SocketProtocolFamily.INET;
         Bootstrap bootstrap = new Bootstrap().group(group)
                 .channelFactory(() -> epoll ? new EpollDatagramChannel(family) : new NioDatagramChannel(family))
                 .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(MAX_DATAGRAM + 1))
-                .handler(received.handlerFor(address));
+                .handler(handler);
         if (config.receiveBufferBytes() > 0) {
             bootstrap.option(ChannelOption.SO_RCVBUF, config.receiveBufferBytes());
         }
@@ -259,7 +271,7 @@ final class UdpLink implements ExternalLink, AutoCloseable {
             // linux/in6.h IPV6_MTU_DISCOVER (23) = IPV6_PMTUDISC_DO (2).
             bootstrap.option(v6 ? new IntegerUnixChannelOption("IPV6_MTU_DISCOVER", 41, 23)
                     : new IntegerUnixChannelOption("IP_MTU_DISCOVER", 0, 10), 2);
-            if (segmentation) {
+            if (segmentation && polledReceive == null) {
                 // The receiving half of the offload: linux/udp.h UDP_GRO lets one read return a run of
                 // datagrams of one flow, coalesced (a peer's GSO send arrives whole on loopback); Netty
                 // cuts it at the segment size the kernel reports, one DatagramPacket per frame.
@@ -299,6 +311,16 @@ final class UdpLink implements ExternalLink, AutoCloseable {
     @Override
     public void attached(DatagramReceiver datagramReceiver) {
         received.attached(datagramReceiver);
+    }
+
+    @Override
+    public boolean receiveIsPolled() {
+        return polledReceive != null;
+    }
+
+    @Override
+    public int pollReceive() {
+        return polledReceive == null ? -1 : polledReceive.poll();
     }
 
     @Override
@@ -528,7 +550,8 @@ final class UdpLink implements ExternalLink, AutoCloseable {
     UdpLinkCounters counters() {
         return new UdpLinkCounters(pacer.framesSent(), pacer.transmitQueueDrops(), noSocketDrops.get(), sendFailures.get(),
                 received.datagramsReceived(), received.icrcValid(), received.icrcIdRecovered(), received.icrcInvalid(),
-                received.oversizeDrops(), received.icrcIdOutsideWindow(), pacer.segmentedSends());
+                received.oversizeDrops(), received.icrcIdOutsideWindow(), pacer.segmentedSends(),
+                polledReceive == null ? 0 : polledReceive.datagramsPolled());
     }
 
     /** The host's kernel routes this device's datagrams: its routing table answers (see {@link HostNetworkTables}). */
@@ -548,6 +571,9 @@ final class UdpLink implements ExternalLink, AutoCloseable {
             return;
         }
         closed = true;
+        if (polledReceive != null) {
+            polledReceive.close(); // before the sockets close: a descriptor may be reused at once
+        }
         pacer.close();
         multicast.close();
         BoundSocket[] open;

@@ -2,6 +2,7 @@ package org.roce4j.emulator.udp;
 
 import java.util.Objects;
 
+import org.roce4j.emulator.ReceivePolling;
 import org.roce4j.verbs.Mtu;
 
 /**
@@ -25,23 +26,27 @@ import org.roce4j.verbs.Mtu;
  *     datagram, with the Identification the kernel gives it; a capture on the sending host's lo shows
  *     the unsegmented send as one long datagram, which Wireshark and {@code roce4j capture} do not
  *     cut into frames (the link's own tap shows every frame): off by default
+ * @param receivePolling whether the unicast sockets are read by polling ({@link ReceivePolling}; epoll
+ *     only): the sockets then read without UDP GRO; {@link ReceivePolling#OFF} by default
  */
 public record UdpLinkConfig(long packetsPerSecond, int burst, int transmitQueueFrames, int receiveBufferBytes,
                             Mtu activeMtu, boolean epoll, long tapMaxBytes, boolean tapValidFramesOnly,
-                            boolean segmentationOffload) {
+                            boolean segmentationOffload, ReceivePolling receivePolling) {
 
     /** A capture's default size limit: 1 GiB, about 250,000 frames of MTU 4096 or a million of MTU 1024. */
     public static final long DEFAULT_TAP_MAX_BYTES = 1L << 30;
 
     /**
      * 150 k frames/s in bursts of 32, 4096 frames queued, a 4 MiB receive buffer asked for, MTU 1024,
-     * epoll; captures of at most 1 GiB, invalid received datagrams included; no segmentation offload.
+     * epoll; captures of at most 1 GiB, invalid received datagrams included; no segmentation offload; reads
+     * woken by epoll, not polled.
      */
     public static final UdpLinkConfig DEFAULT = new UdpLinkConfig(150_000, 32, 4096, 4 << 20, Mtu.MTU_1024, true,
-            DEFAULT_TAP_MAX_BYTES, false, false);
+            DEFAULT_TAP_MAX_BYTES, false, false, ReceivePolling.OFF);
 
     public UdpLinkConfig {
         Objects.requireNonNull(activeMtu, "activeMtu");
+        Objects.requireNonNull(receivePolling, "receivePolling");
         if (packetsPerSecond < 0 || burst < 1 || transmitQueueFrames < 1 || receiveBufferBytes < 0 || tapMaxBytes < 24) {
             throw new IllegalArgumentException(
                     "rate >= 0, burst >= 1, queue >= 1, receive buffer >= 0, tap limit >= 24 bytes: " + this);
@@ -50,49 +55,55 @@ public record UdpLinkConfig(long packetsPerSecond, int burst, int transmitQueueF
 
     public UdpLinkConfig withPacketsPerSecond(long rate) {
         return new UdpLinkConfig(rate, burst, transmitQueueFrames, receiveBufferBytes, activeMtu, epoll,
-                tapMaxBytes, tapValidFramesOnly, segmentationOffload);
+                tapMaxBytes, tapValidFramesOnly, segmentationOffload, receivePolling);
     }
 
     public UdpLinkConfig withBurst(int frames) {
         return new UdpLinkConfig(packetsPerSecond, frames, transmitQueueFrames, receiveBufferBytes, activeMtu, epoll,
-                tapMaxBytes, tapValidFramesOnly, segmentationOffload);
+                tapMaxBytes, tapValidFramesOnly, segmentationOffload, receivePolling);
     }
 
     public UdpLinkConfig withTransmitQueueFrames(int frames) {
         return new UdpLinkConfig(packetsPerSecond, burst, frames, receiveBufferBytes, activeMtu, epoll,
-                tapMaxBytes, tapValidFramesOnly, segmentationOffload);
+                tapMaxBytes, tapValidFramesOnly, segmentationOffload, receivePolling);
     }
 
     public UdpLinkConfig withReceiveBufferBytes(int bytes) {
         return new UdpLinkConfig(packetsPerSecond, burst, transmitQueueFrames, bytes, activeMtu, epoll,
-                tapMaxBytes, tapValidFramesOnly, segmentationOffload);
+                tapMaxBytes, tapValidFramesOnly, segmentationOffload, receivePolling);
     }
 
     public UdpLinkConfig withActiveMtu(Mtu mtu) {
         return new UdpLinkConfig(packetsPerSecond, burst, transmitQueueFrames, receiveBufferBytes, mtu, epoll,
-                tapMaxBytes, tapValidFramesOnly, segmentationOffload);
+                tapMaxBytes, tapValidFramesOnly, segmentationOffload, receivePolling);
     }
 
     public UdpLinkConfig withEpoll(boolean useEpoll) {
         return new UdpLinkConfig(packetsPerSecond, burst, transmitQueueFrames, receiveBufferBytes, activeMtu, useEpoll,
-                tapMaxBytes, tapValidFramesOnly, segmentationOffload);
+                tapMaxBytes, tapValidFramesOnly, segmentationOffload, receivePolling);
     }
 
     /** A capture stops growing at {@code bytes} (see {@link #tapMaxBytes()}). */
     public UdpLinkConfig withTapMaxBytes(long bytes) {
         return new UdpLinkConfig(packetsPerSecond, burst, transmitQueueFrames, receiveBufferBytes, activeMtu, epoll,
-                bytes, tapValidFramesOnly, segmentationOffload);
+                bytes, tapValidFramesOnly, segmentationOffload, receivePolling);
     }
 
     /** A capture records only received datagrams whose ICRC verified (see {@link #tapValidFramesOnly()}). */
     public UdpLinkConfig withTapValidFramesOnly(boolean validOnly) {
         return new UdpLinkConfig(packetsPerSecond, burst, transmitQueueFrames, receiveBufferBytes, activeMtu, epoll,
-                tapMaxBytes, validOnly, segmentationOffload);
+                tapMaxBytes, validOnly, segmentationOffload, receivePolling);
     }
 
     /** Sends a duty cycle's frames to one peer in one UDP GSO sendmsg(2) (see {@link #segmentationOffload()}). */
     public UdpLinkConfig withSegmentationOffload(boolean offload) {
         return new UdpLinkConfig(packetsPerSecond, burst, transmitQueueFrames, receiveBufferBytes, activeMtu, epoll,
-                tapMaxBytes, tapValidFramesOnly, offload);
+                tapMaxBytes, tapValidFramesOnly, offload, receivePolling);
+    }
+
+    /** Reads the unicast sockets by polling (see {@link ReceivePolling}). */
+    public UdpLinkConfig withReceivePolling(ReceivePolling polling) {
+        return new UdpLinkConfig(packetsPerSecond, burst, transmitQueueFrames, receiveBufferBytes, activeMtu, epoll,
+                tapMaxBytes, tapValidFramesOnly, segmentationOffload, polling);
     }
 }

@@ -17,8 +17,11 @@ package org.roce4j.emulator.udp;
  *        {@code icrc_errors}); the sender's next frame in that Identification's window resyncs it
  * @param segmentedSends UDP GSO sends ({@link UdpLinkConfig#segmentationOffload()}), each several of
  *        {@code framesSent}
+ * @param datagramsPolled of {@code datagramsReceived}, those read by polling ({@link UdpLinkConfig#receivePolling()}):
+ *        by an application thread's CQ poll or the spinning receive thread, not by Netty's loop
  */
 public record UdpLinkCounters(long framesSent, long transmitQueueDrops, long noSocketDrops, long sendFailures,
                               long datagramsReceived, long icrcValid, long icrcIdRecovered, long icrcInvalid,
-                              long oversizeDrops, long icrcIdOutsideWindow, long segmentedSends) {
+                              long oversizeDrops, long icrcIdOutsideWindow, long segmentedSends,
+                              long datagramsPolled) {
 }

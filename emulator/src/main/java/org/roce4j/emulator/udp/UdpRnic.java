@@ -10,6 +10,7 @@ import java.util.Objects;
 import org.roce4j.emulator.DeviceModel;
 import org.roce4j.emulator.DeviceOptions;
 import org.roce4j.emulator.DeviceProfile;
+import org.roce4j.emulator.ReceivePolling;
 import org.roce4j.emulator.SoftRnic;
 import org.roce4j.emulator.fabric.Fabric;
 import org.roce4j.emulator.fabric.FaultCounters;
@@ -89,6 +90,9 @@ public final class UdpRnic implements AutoCloseable {
         LinkAddresses addresses = LinkAddresses.resolve(query < 0 ? spec : spec.substring(0, query));
         Fabric fabric = Fabric.threaded();
         UdpLinkConfig linkConfig = options.segmentationOffload() ? config.withSegmentationOffload(true) : config;
+        if (options.receivePolling() != ReceivePolling.OFF) {
+            linkConfig = linkConfig.withReceivePolling(options.receivePolling());
+        }
         UdpLink link = new UdpLink(addresses, linkConfig, fabric.clock(), fabric::locked);
         SoftRnic rnic;
         try {

@@ -127,11 +127,18 @@ public final class EmulatedCq extends Resource implements CqEx {
         Objects.requireNonNull(completions, "completions");
         rnic.drive();
         if (published == 0 && !rnic.isDeterministic()) {
-            // Nothing to take (a closed or overrun CQ publishes -1 and throws under the lock). The
-            // threads that would fill the CQ (the link's event loop, the fabric loop) need a CPU that
-            // a busy poller holds: yield it, as the kernel's softirq would preempt the poller for rxe.
-            Thread.yield();
-            return 0;
+            // Nothing to take (a closed or overrun CQ publishes -1 and throws under the lock). A link
+            // whose receive is polled reads its sockets now, on this thread; otherwise the threads that
+            // would fill the CQ (the link's event loop, the fabric loop) need a CPU that a busy poller
+            // holds: yield it, as the kernel's softirq would preempt the poller for rxe.
+            int read = rnic.pollLink();
+            if (read < 0) {
+                Thread.yield();
+                return 0;
+            }
+            if (read == 0 || published == 0) {
+                return 0;
+            }
         }
         return rnic.callAsInt(EmulatedCq::pollLocked, this, completions); // no allocation per poll
     }

@@ -380,7 +380,7 @@ public final class EmulatedQp extends Resource implements Qp {
     public void postSend(SendWr wr) {
         Objects.requireNonNull(wr, "wr");
         rnic.run(EmulatedQp::postOneSend, this, wr); // a static reference: no allocation per post
-        rnic.wakeUp();
+        rnic.sendPosted();
     }
 
     private static void postOneSend(EmulatedQp qp, SendWr wr) {
@@ -395,7 +395,7 @@ public final class EmulatedQp extends Resource implements Qp {
                 postSendOne(wrs.get(i), i);
             }
         });
-        rnic.wakeUp();
+        rnic.sendPosted();
     }
 
     /**
@@ -421,7 +421,7 @@ public final class EmulatedQp extends Resource implements Qp {
             postSendOne(wr, 0);
             ((EmulatedMw) mw).rkey = wr.bindRkey(); // "user has to undo this if he gets an error wc"
         });
-        rnic.wakeUp();
+        rnic.sendPosted();
     }
 
     private void postSendOne(SendWr wr, int index) {

@@ -290,7 +290,7 @@ final class EmulatedQpEx extends ForwardingQp implements QpEx {
         int errno = qp.rnic.callAsInt(EmulatedQpEx::postBatch, qp, this);
         count = 0;
         if (errno == 0) {
-            qp.rnic.wakeUp();
+            qp.rnic.sendPosted();
         }
         return errno;
     }

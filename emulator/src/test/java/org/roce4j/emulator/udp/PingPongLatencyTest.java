@@ -44,6 +44,11 @@ class PingPongLatencyTest extends LoopbackPair {
     }
 
     static long[] pingPongs(Qp[] qp, int n) {
+        return pingPongs(qp, n, a, b);
+    }
+
+    /** {@code n} SEND ping-pongs from {@code a} to {@code b} and back; the round trips' durations. */
+    static long[] pingPongs(Qp[] qp, int n, UdpSide a, UdpSide b) {
         long[] rtt = new long[n];
         for (int i = 0; i < n; i++) {
             long t0 = System.nanoTime();

@@ -1,0 +1,88 @@
+package org.roce4j.emulator.udp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.roce4j.emulator.ReceivePolling;
+import org.roce4j.emulator.RnicCounter;
+import org.roce4j.verbs.Mtu;
+import org.roce4j.verbs.Qp;
+import org.roce4j.verbs.QpType;
+import org.roce4j.verbs.SendWr;
+import org.roce4j.verbs.WcOpcode;
+import org.roce4j.verbs.WcStatus;
+import org.roce4j.verbs.WorkCompletion;
+
+/** {@link ReceivePolling}: the sockets read by the application's CQ poll, or by a spinning thread, in order. */
+@Timeout(120)
+class ReceivePollingOverUdpTest {
+    private UdpSide a;
+    private UdpSide b;
+
+    @AfterEach
+    void close() {
+        UdpSide.closeAll(a, b);
+    }
+
+    private void open(ReceivePolling onA, ReceivePolling onB) throws Exception {
+        a = new UdpSide("rxe0", "127.0.0.2", UdpLinkConfig.DEFAULT.withReceivePolling(onA));
+        b = new UdpSide("rxe1", "127.0.0.3", UdpLinkConfig.DEFAULT.withReceivePolling(onB));
+    }
+
+    @Test
+    @DisplayName("rxpoll=app: 1000 RC SEND ping-pongs complete in order, the datagrams read by the CQ polls, nothing resent")
+    void applicationPollReadsTheSockets() throws Exception {
+        open(ReceivePolling.APPLICATION, ReceivePolling.APPLICATION);
+        Qp[] qp = UdpSide.pair(a, b, QpType.RC, Mtu.MTU_1024);
+        PingPongLatencyTest.pingPongs(qp, 1000, a, b);
+        for (UdpSide side : new UdpSide[] {a, b}) {
+            UdpLinkCounters link = side.rnic.linkCounters();
+            assertThat(side.rnic.rnic().counter(RnicCounter.RETRANSMITTED_PACKETS)).as("resent by " + side.rnic).isZero();
+            assertThat(side.rnic.rnic().counter(RnicCounter.LOCAL_ACK_TIMEOUTS)).as("ACK timeouts").isZero();
+            // Netty's loop reads the first datagrams, before the first poll, and a few when a poll waits on the
+            // other device longer than the hold; the polls read the rest.
+            assertThat(link.datagramsPolled()).as("polled on " + side.rnic + ": " + link)
+                    .isGreaterThan(link.datagramsReceived() / 2);
+        }
+    }
+
+    @Test
+    @DisplayName("rxpoll=app: once nobody polls the device's CQ, Netty's loop reads its sockets again")
+    void withoutPollsNettyReads() throws Exception {
+        open(ReceivePolling.APPLICATION, ReceivePolling.OFF);
+        Qp[] qp = UdpSide.pair(a, b, QpType.RC, Mtu.MTU_1024);
+        PingPongLatencyTest.pingPongs(qp, 50, a, b);
+        long polled = a.rnic.linkCounters().datagramsPolled();
+        assertThat(polled).as("A's polls read").isPositive();
+        TimeUnit.MILLISECONDS.sleep(50); // well past the hold of A's last poll
+        long received = a.rnic.linkCounters().datagramsReceived();
+        for (int i = 0; i < 20; i++) { // A is only the responder: nobody polls its CQ
+            qp[1].postSend(SendWr.rdmaWrite(i, b.mr, 0, 64, a.mr.address(), a.mr.rkey()));
+            assertThat(b.pollOne().status()).isEqualTo(WcStatus.SUCCESS);
+        }
+        assertThat(a.rnic.linkCounters().datagramsReceived()).as("the WRITEs reached A").isGreaterThanOrEqualTo(received + 20);
+        assertThat(a.rnic.linkCounters().datagramsPolled()).as("read by Netty, not by a poll").isEqualTo(polled);
+    }
+
+    @Test
+    @DisplayName("rxpoll=spin: a passive responder's WRITEs are read by its spinning receive thread, none resent")
+    void spinningThreadReadsForAPassiveResponder() throws Exception {
+        open(ReceivePolling.OFF, ReceivePolling.SPIN);
+        Qp[] qp = UdpSide.pair(a, b, QpType.RC, Mtu.MTU_1024);
+        for (int i = 0; i < 500; i++) {
+            qp[0].postSend(SendWr.rdmaWrite(i, a.mr, 0, 64, b.mr.address() + 64, b.mr.rkey()));
+            WorkCompletion wc = a.pollOne();
+            assertThat(wc.status()).isEqualTo(WcStatus.SUCCESS);
+            assertThat(wc.opcode()).isEqualTo(WcOpcode.RDMA_WRITE);
+        }
+        UdpLinkCounters link = b.rnic.linkCounters();
+        assertThat(link.datagramsPolled()).as("B's receive thread read: " + link).isGreaterThan(link.datagramsReceived() / 2);
+        assertThat(a.rnic.rnic().counter(RnicCounter.RETRANSMITTED_PACKETS)).as("resent").isZero();
+        assertThat(b.pollNone()).as("nothing completes on the passive side").isTrue();
+    }
+}
