@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.roce4j.emulator.ReceivePolling;
 import org.roce4j.emulator.RnicCounter;
+import org.roce4j.emulator.fabric.Faults;
 import org.roce4j.verbs.Mtu;
 import org.roce4j.verbs.Qp;
 import org.roce4j.verbs.QpType;
@@ -49,6 +50,24 @@ class ReceivePollingOverUdpTest {
             assertThat(link.datagramsPolled()).as("polled on " + side.rnic + ": " + link)
                     .isGreaterThan(link.datagramsReceived() / 2);
         }
+    }
+
+    @Test
+    @DisplayName("rxpoll=app and spin, with 1% of frames dropped and 1% duplicated: 200 ping-pongs all complete, the timers resend")
+    void pollingUnderFaults() throws Exception {
+        open(ReceivePolling.APPLICATION, ReceivePolling.SPIN);
+        Qp[] qp = UdpSide.pair(a, b, QpType.RC, Mtu.MTU_1024);
+        // Class loading and JIT on the first frames can outlast the ACK timeout (timeout 14, 67 ms): warm up first.
+        PingPongLatencyTest.pingPongs(qp, 50, a, b);
+        a.rnic.faults(Faults.seeded(17).drop(0.01).duplicate(0.01));
+        b.rnic.faults(Faults.seeded(18).drop(0.01).duplicate(0.01));
+        PingPongLatencyTest.pingPongs(qp, 200, a, b);
+        assertThat(a.rnic.faultCounters().dropped() + b.rnic.faultCounters().dropped()).as("frames dropped").isPositive();
+        long resent = a.rnic.rnic().counter(RnicCounter.RETRANSMITTED_PACKETS)
+                + b.rnic.rnic().counter(RnicCounter.RETRANSMITTED_PACKETS);
+        assertThat(resent).as("the drops were recovered by retransmission").isPositive();
+        assertThat(a.rnic.linkCounters().datagramsPolled()).isPositive();
+        assertThat(b.rnic.linkCounters().datagramsPolled()).isPositive();
     }
 
     @Test
