@@ -61,7 +61,6 @@ final class PolledReceive implements AutoCloseable {
     /** Read into by whoever holds {@link #reading}. */
     private final ByteBuffer in = ByteBuffer.allocateDirect(UdpLink.MAX_DATAGRAM + 1);
     private final Thread receiveThread;
-    private final AtomicLong handOvers = new AtomicLong();
     private final AtomicLong datagramsPolled = new AtomicLong();
     private final AtomicLong readFailures;
 
@@ -124,11 +123,6 @@ final class PolledReceive implements AutoCloseable {
         } finally {
             reading.unlock();
         }
-    }
-
-    /** How often the sockets were switched from Netty's reads to polling (each costs a task on the loop). */
-    long handOvers() {
-        return handOvers.get();
     }
 
     /** Datagrams read here rather than by Netty's loop. */
@@ -210,7 +204,6 @@ final class PolledReceive implements AutoCloseable {
     private void takeFromNetty() {
         setNettyReads(false);
         polled = true;
-        handOvers.incrementAndGet();
     }
 
     /** Holding {@link #reading}: no poll reads after this; Netty's loop reads what the sockets hold. */
@@ -229,7 +222,8 @@ final class PolledReceive implements AutoCloseable {
         if (eventLoop.inEventLoop()) {
             set.run();
         } else {
-            // Waited for when turning them off: the loop may be handing over a datagram it read before.
+            // Waited for: when turning them off, the loop may be handing over a datagram it read before. (From
+            // the loop itself this would wait for ever: hence the branch above, though no caller runs there.)
             eventLoop.submit(set).awaitUninterruptibly();
         }
     }
