@@ -131,12 +131,11 @@ public final class EmulatedCq extends Resource implements CqEx {
             // whose receive is polled reads its sockets now, on this thread; otherwise the threads that
             // would fill the CQ (the link's event loop, the fabric loop) need a CPU that a busy poller
             // holds: yield it, as the kernel's softirq would preempt the poller for rxe.
-            int read = rnic.pollLink();
-            if (read < 0) {
+            if (rnic.pollLink() < 0) {
                 Thread.yield();
                 return 0;
             }
-            if (read == 0 || published == 0) {
+            if (published == 0) {
                 return 0;
             }
         }
@@ -202,6 +201,9 @@ public final class EmulatedCq extends Resource implements CqEx {
     @Override
     public int startPoll() {
         rnic.drive();
+        if (published == 0 && !rnic.isDeterministic()) {
+            rnic.pollLink(); // as poll: a link whose receive is polled reads its sockets now
+        }
         if (pollCursor >= 0) {
             throw invalid("ibv_start_poll", "a poll is under way: ibv_end_poll first");
         }

@@ -11,8 +11,13 @@ import org.junit.jupiter.api.Timeout;
 import org.roce4j.emulator.ReceivePolling;
 import org.roce4j.emulator.RnicCounter;
 import org.roce4j.emulator.fabric.Faults;
+import org.roce4j.verbs.CqEx;
+import org.roce4j.verbs.CqInitAttrEx;
+import org.roce4j.verbs.CreateCqWcFlag;
 import org.roce4j.verbs.Mtu;
 import org.roce4j.verbs.Qp;
+import org.roce4j.verbs.QpCap;
+import org.roce4j.verbs.QpInitAttr;
 import org.roce4j.verbs.QpType;
 import org.roce4j.verbs.SendWr;
 import org.roce4j.verbs.WcOpcode;
@@ -86,6 +91,31 @@ class ReceivePollingOverUdpTest {
         }
         assertThat(a.rnic.linkCounters().datagramsReceived()).as("the WRITEs reached A").isGreaterThanOrEqualTo(received + 20);
         assertThat(a.rnic.linkCounters().datagramsPolled()).as("read by Netty, not by a poll").isEqualTo(polled);
+    }
+
+    @Test
+    @DisplayName("rxpoll=app: ibv_start_poll on an empty extended CQ reads the sockets too")
+    void startPollReadsTheSockets() throws Exception {
+        open(ReceivePolling.APPLICATION, ReceivePolling.OFF);
+        CqEx cq = a.context.createCqEx(CqInitAttrEx.of(64, java.util.EnumSet.noneOf(CreateCqWcFlag.class)));
+        Qp qa = a.pd.createQp(QpInitAttr.of(QpType.RC, cq, new QpCap(16, 16, 1, 1, 0)));
+        Qp qb = b.createQp(QpType.RC, 16);
+        UdpSide.connect(qa, qb.qpNum(), b.gid(), 100, 200, Mtu.MTU_1024, rts -> { });
+        UdpSide.connect(qb, qa.qpNum(), a.gid(), 200, 100, Mtu.MTU_1024, rts -> { });
+        for (int i = 0; i < 50; i++) {
+            qa.postSend(SendWr.rdmaWrite(i, a.mr, 0, 64, b.mr.address(), b.mr.rkey()));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (cq.startPoll() != 0) {
+                assertThat(System.nanoTime()).as("a completion within 20 s").isLessThan(deadline);
+            }
+            assertThat(cq.status()).isEqualTo(WcStatus.SUCCESS);
+            assertThat(cq.wrId()).isEqualTo(i);
+            cq.endPoll();
+        }
+        assertThat(a.rnic.linkCounters().datagramsPolled()).as("ACKs read by ibv_start_poll").isPositive();
+        qa.close();
+        qb.close();
+        cq.close();
     }
 
     @Test
