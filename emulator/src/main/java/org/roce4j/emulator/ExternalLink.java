@@ -40,20 +40,20 @@ public interface ExternalLink {
     /** Called once, when the RNIC is attached: where the link hands received datagrams. */
     void attached(DatagramReceiver receiver);
 
-    /**
-     * From an application thread that polls one of the device's CQs and found it empty, holding no fabric
-     * lock: a link whose receive is polled reads what it holds now and hands it to the receiver, on this
-     * thread (as a DPDK driver's poll does), unless another thread is reading.
-     *
-     * @return the datagrams handed over, or -1 when this link's receive is not polled
-     */
-    default int pollReceive() {
-        return -1;
-    }
-
     /** {@return whether {@link #pollReceive} reads: the application's threads poll this device} */
     default boolean receiveIsPolled() {
         return false;
+    }
+
+    /**
+     * From an application thread that polls one of the device's CQs and found it empty, holding no fabric
+     * lock, on a link whose {@link #receiveIsPolled}: reads what the link holds now and hands it to the
+     * receiver, on this thread (as a DPDK driver's poll does), unless another thread is reading.
+     *
+     * @return the datagrams handed over
+     */
+    default int pollReceive() {
+        return 0;
     }
 
     /**

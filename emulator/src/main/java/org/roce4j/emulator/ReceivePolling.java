@@ -1,9 +1,9 @@
 package org.roce4j.emulator;
 
 /**
- * How a UDP link's unicast sockets are read ({@code UdpLinkConfig.receivePolling}, or {@code rxpoll=} in a device spec). A datagram that
- * Netty's loop reads first wakes that loop from {@code epoll_wait}: 10 to 20 µs on a loaded 2-core
- * machine, twice per round trip. Polling takes the wake-up out, at the price of a thread that runs
+ * How a UDP link's unicast sockets are read ({@code UdpLinkConfig.receivePolling}, or {@code rxpoll=}
+ * in a device spec). A datagram that Netty's loop reads first wakes that loop from {@code epoll_wait}:
+ * 10 to 20 µs on a loaded 2-core machine, twice per round trip. Polling takes the wake-up out, at the price of a thread that runs
  * while it waits (epoll transport only; NIO always reads by events).
  */
 public enum ReceivePolling {

@@ -224,7 +224,7 @@ public final class Rnic implements Agent, FrameReceiver {
      * @return the datagrams the link handed over, or -1 when nothing was polled
      */
     public int pollLink() {
-        if (link == null || fabric.isLockHeldByCurrentThread()) {
+        if (link == null || !link.receiveIsPolled() || fabric.isLockHeldByCurrentThread()) {
             return -1;
         }
         return link.pollReceive();

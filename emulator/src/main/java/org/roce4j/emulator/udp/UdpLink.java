@@ -320,7 +320,7 @@ final class UdpLink implements ExternalLink, AutoCloseable {
 
     @Override
     public int pollReceive() {
-        return polledReceive == null ? -1 : polledReceive.poll();
+        return polledReceive == null ? 0 : polledReceive.poll();
     }
 
     @Override
