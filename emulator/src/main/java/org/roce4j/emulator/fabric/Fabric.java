@@ -59,7 +59,7 @@ public final class Fabric implements AutoCloseable {
     private final Clock clock;
     /** The clock as virtual time, or null in threaded mode. */
     private final VirtualClock virtualClock;
-    private final ReentrantLock lock = new ReentrantLock();
+    private final ReentrantLock lock = new FabricLock();
     private final FrameSwitch frameSwitch;
     private final AgentRoster agents = new AgentRoster();
     private final CallbackFailures failures = new CallbackFailures();
@@ -79,26 +79,35 @@ public final class Fabric implements AutoCloseable {
     private long loopWakesAtNanos = Long.MIN_VALUE;
     private volatile boolean closed;
 
-    private Fabric(VirtualClock virtualClock) {
+    /** The virtual clock of a deterministic fabric, or null and how the threaded one's loop idles. */
+    private Fabric(VirtualClock virtualClock, IdleStrategy idleStrategy) {
         this.virtualClock = virtualClock;
         if (virtualClock != null) {
             clock = virtualClock;
             eventLoop = null;
         } else {
             clock = SystemClock.INSTANCE;
-            eventLoop = new EventLoop(this);
+            eventLoop = new EventLoop(this, idleStrategy);
         }
         frameSwitch = new FrameSwitch(clock.epochOffsetNanos());
     }
 
     /** {@return a fabric on virtual time starting at 0, driven by its caller, with no threads} */
     public static Fabric deterministic() {
-        return new Fabric(new VirtualClock());
+        return new Fabric(new VirtualClock(), null);
     }
 
-    /** {@return a fabric on the system clock, driven by its own daemon event-loop thread} */
+    /**
+     * {@return a fabric on the system clock, driven by its own daemon event-loop thread, which spins
+     * a little before it parks ({@link IdleStrategy#SPIN_THEN_PARK})}
+     */
     public static Fabric threaded() {
-        Fabric fabric = new Fabric(null);
+        return threaded(IdleStrategy.SPIN_THEN_PARK);
+    }
+
+    /** {@return a fabric on the system clock, driven by its own daemon event-loop thread that idles as told} */
+    public static Fabric threaded(IdleStrategy idleStrategy) {
+        Fabric fabric = new Fabric(null, Objects.requireNonNull(idleStrategy, "idleStrategy"));
         fabric.eventLoop.start();
         return fabric;
     }

@@ -13,6 +13,7 @@ import org.roce4j.emulator.DeviceProfile;
 import org.roce4j.emulator.ReceivePolling;
 import org.roce4j.emulator.SoftRnic;
 import org.roce4j.emulator.fabric.Fabric;
+import org.roce4j.emulator.fabric.IdleStrategy;
 import org.roce4j.emulator.fabric.FaultCounters;
 import org.roce4j.emulator.fabric.FaultInjector;
 import org.roce4j.emulator.fabric.Faults;
@@ -88,7 +89,7 @@ public final class UdpRnic implements AutoCloseable {
         int query = spec.indexOf('?');
         DeviceOptions options = query < 0 ? DeviceOptions.DEFAULT : DeviceOptions.parse(spec.substring(query + 1));
         LinkAddresses addresses = LinkAddresses.resolve(query < 0 ? spec : spec.substring(0, query));
-        Fabric fabric = Fabric.threaded();
+        Fabric fabric = Fabric.threaded(IdleStrategy.PARK); // Netty's loops need the CPU a spinning loop would take
         UdpLinkConfig linkConfig = options.segmentationOffload() ? config.withSegmentationOffload(true) : config;
         if (options.receivePolling() != ReceivePolling.OFF) {
             linkConfig = linkConfig.withReceivePolling(options.receivePolling());

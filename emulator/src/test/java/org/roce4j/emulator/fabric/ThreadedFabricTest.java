@@ -10,14 +10,17 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 class ThreadedFabricTest {
 
     private static final int ROUND_TRIPS = 1_000;
 
-    @Test
-    void twoPortsPingPongThroughTheEventLoopAndCloseStopsIt() throws InterruptedException {
-        Fabric fabric = Fabric.threaded();
+    @ParameterizedTest
+    @EnumSource(IdleStrategy.class)
+    void twoPortsPingPongThroughTheEventLoopAndCloseStopsIt(IdleStrategy idleStrategy) throws InterruptedException {
+        Fabric fabric = Fabric.threaded(idleStrategy);
         CountDownLatch done = new CountDownLatch(1);
         AtomicInteger pongs = new AtomicInteger();
         AtomicInteger wrongThread = new AtomicInteger();
@@ -136,6 +139,26 @@ class ThreadedFabricTest {
 
             assertThat(all.await(60, TimeUnit.SECONDS)).as("%d frames missing", all.getCount()).isTrue();
             assertThat(fabric.counters().framesTransmitted()).isEqualTo(2L * perThread);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(IdleStrategy.class)
+    void anIdleLoopParksAfterWhateverSpinItsStrategyAllows(IdleStrategy idleStrategy) throws InterruptedException {
+        try (Fabric fabric = Fabric.threaded(idleStrategy)) {
+            CountDownLatch delivered = new CountDownLatch(1);
+            FabricPort a = fabric.attach(A, (f, off, len, now) -> { });
+            fabric.attach(B, (f, off, len, now) -> delivered.countDown());
+            byte[] toB = frame(B, A, 1, 64);
+            a.transmit(toB, 0, toB.length);
+            assertThat(delivered.await(60, TimeUnit.SECONDS)).isTrue();
+
+            Thread loop = fabric.eventLoopThread();
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (loop.getState() != Thread.State.TIMED_WAITING && System.nanoTime() < end) {
+                Thread.sleep(1);
+            }
+            assertThat(loop.getState()).as("an idle loop must not spin on").isEqualTo(Thread.State.TIMED_WAITING);
         }
     }
 
