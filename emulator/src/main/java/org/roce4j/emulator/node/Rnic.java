@@ -29,6 +29,7 @@ import org.roce4j.emulator.fabric.FrameReceiver;
 import org.roce4j.emulator.fabric.RunLimitExceededException;
 import org.roce4j.verbs.DeviceAttr;
 import org.roce4j.verbs.Errno;
+import org.roce4j.verbs.AhAttr;
 import org.roce4j.verbs.Gid;
 import org.roce4j.verbs.Mtu;
 import org.roce4j.verbs.PortAttr;
@@ -91,6 +92,7 @@ public final class Rnic implements Agent, FrameReceiver {
     private int ipv4Identification;
     private final PacketInfo rx = new PacketInfo();
     private final NeighborTable neighbors;
+    private final NetworkPaths paths = new NetworkPaths();
     private final FabricPort port;
     private final long[] counters = new long[RnicCounter.values().length];
     private final long[] decodeDrops = new long[DropReason.values().length];
@@ -609,6 +611,22 @@ public final class Rnic implements Agent, FrameReceiver {
     /** {@return the link frames take instead of the fabric's switch, or null on the in-process fabric} */
     public ExternalLink link() {
         return link;
+    }
+
+    /**
+     * {@return the path from {@code source} along {@code av}, shared with the QPs and AHs that have the same
+     * one, its MAC resolved now}
+     */
+    public NetworkPath path(Gid source, AhAttr av) {
+        NetworkPath path = paths.get(source, av, this::resolvesElsewhere);
+        destinationMac(path);
+        return path;
+    }
+
+    /** Whether a path's resolved MAC is no longer the one its neighbour has (a peer that came back elsewhere). */
+    private boolean resolvesElsewhere(NetworkPath path) {
+        return path.destinationMac >= 0 && link == null && !path.destinationGid.isMulticast()
+                && neighbors.lookup(path.destinationGid) != path.destinationMac;
     }
 
     /** The MAC to send to for a path, resolving it on first use; broadcast when nobody has the GID. */

@@ -59,7 +59,7 @@ public final class ReadReplies {
         res.nextVa = res.va;
         res.remaining = res.length;
         res.msn = responder.msn;
-        active = res;
+        activate(res);
         turn();
     }
 
@@ -72,13 +72,23 @@ public final class ReadReplies {
         res.nextVa = va;
         res.remaining = length;
         res.msn = responder.msn;
-        active = res;
+        activate(res);
         turn();
     }
 
     /** The QP was reset or went to the error state: nothing more is sent. */
     void stop() {
-        active = null;
+        activate(null);
+    }
+
+    /** Every change of {@link #active}: the QP's {@link EmulatedQp#responderOwes} says whether one is. */
+    private void activate(ReadAtomicResource res) {
+        active = res;
+        if (res == null) {
+            qp.responderOwes &= ~EmulatedQp.OWES_READ_RESPONSES;
+        } else {
+            qp.responderOwes |= EmulatedQp.OWES_READ_RESPONSES;
+        }
     }
 
     /** From the QP's duty cycle: the next turn of the READ being sent, if any. */
@@ -103,7 +113,7 @@ public final class ReadReplies {
                 return true; // a valid one moves the cursor (replay); an invalid one is dropped, this READ goes on
             }
             if (kind == OperationKind.ATOMIC) {
-                active = null; // the requester went back before this READ and will ask for it again
+                activate(null); // the requester went back before this READ and will ask for it again
                 return true;
             }
         }
@@ -113,7 +123,7 @@ public final class ReadReplies {
             return false;
         }
         send(res, owed);
-        active = null;
+        activate(null);
         return !res.hasMoreResponses(); // false: the region went away meanwhile, the QP is in the error state
     }
 
@@ -125,7 +135,7 @@ public final class ReadReplies {
             return sent; // failed: the QP is in the error state
         }
         if (!res.hasMoreResponses()) {
-            active = null;
+            activate(null);
         } else if (rnic.readResponseRoom() > 0) {
             rnic.schedule(qp);
         } else {
@@ -167,7 +177,7 @@ public final class ReadReplies {
      * stale to the requester), raises the event, and moves the QP to the error state.
      */
     private void fail(ReadAtomicResource res, NakCode nak, AsyncEventType event) {
-        active = null;
+        activate(null);
         out.sendAcknowledge(responder.msn, AethSyndrome.nak(nak), Psn.add(res.firstPsn, res.nextIndex));
         qp.raise(event);
         qp.enterError();

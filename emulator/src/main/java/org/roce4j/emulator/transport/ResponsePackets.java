@@ -25,7 +25,6 @@ final class ResponsePackets {
 
     private final EmulatedQp qp;
     private final Rnic rnic;
-    private boolean ackPending;
     private int ackPsn;
 
     ResponsePackets(EmulatedQp qp) {
@@ -35,21 +34,21 @@ final class ResponsePackets {
 
     /** An ACK the requester asked for (AckReq) is owed; it goes out with the next packet or duty cycle. */
     void owe(int psn) {
-        ackPending = true;
+        qp.responderOwes |= EmulatedQp.OWES_ACK;
         ackPsn = psn;
         rnic.schedule(qp);
     }
 
     void forget() {
-        ackPending = false;
+        qp.responderOwes &= ~EmulatedQp.OWES_ACK;
     }
 
     /** Sends the coalesced ACK owed, if any: one ACK for the latest PSN covers all before it. */
     int flushPendingAck(int msn) {
-        if (!ackPending) {
+        if ((qp.responderOwes & EmulatedQp.OWES_ACK) == 0) {
             return 0;
         }
-        ackPending = false;
+        forget();
         writeAcknowledge(msn, ACK_UNLIMITED, ackPsn);
         return 1;
     }

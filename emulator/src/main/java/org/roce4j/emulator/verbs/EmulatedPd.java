@@ -224,9 +224,7 @@ final class EmulatedPd extends Resource implements Pd {
             throw invalid(verb, "source GID " + source + " and destination GID " + av.dgid()
                     + " are not of the same IP version");
         }
-        NetworkPath path = new NetworkPath(source, av);
-        rnic.destinationMac(path);
-        return path;
+        return rnic.path(source, av);
     }
 
     @Override
