@@ -318,8 +318,21 @@ public final class Rnic implements Agent, FrameReceiver {
         return index >= 0 && index < qps.length ? qps[index] : null;
     }
 
-    /** Puts a QP on the run queue; its {@link EmulatedQp#doWork} runs in the next duty cycle. */
+    /**
+     * Puts a QP on the run queue for its requester (and whatever its responder owes); its
+     * {@link EmulatedQp#doWork} runs in the next duty cycle.
+     */
     public void schedule(EmulatedQp qp) {
+        qp.requesterDue = true;
+        scheduleResponder(qp);
+    }
+
+    /**
+     * Puts a QP on the run queue for what its responder owes alone (an ACK, READ responses), as rxe
+     * schedules its responder task apart from its requester task: the duty cycle then leaves the
+     * requester's objects alone.
+     */
+    public void scheduleResponder(EmulatedQp qp) {
         if (!qp.scheduled) {
             qp.scheduled = true;
             runQueue.addLast(qp);

@@ -137,7 +137,7 @@ public final class ReadReplies {
         if (!res.hasMoreResponses()) {
             activate(null);
         } else if (rnic.readResponseRoom() > 0) {
-            rnic.schedule(qp);
+            rnic.scheduleResponder(qp);
         } else {
             rnic.waitForLinkRoom(qp);
         }

@@ -36,7 +36,7 @@ final class ResponsePackets {
     void owe(int psn) {
         qp.responderOwes |= EmulatedQp.OWES_ACK;
         ackPsn = psn;
-        rnic.schedule(qp);
+        rnic.scheduleResponder(qp);
     }
 
     void forget() {

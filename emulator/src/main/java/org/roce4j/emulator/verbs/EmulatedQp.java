@@ -84,6 +84,8 @@ public final class EmulatedQp extends Resource implements Qp {
     public final Responder responder;
     /** Set while the QP waits on the RNIC's run queue. */
     public boolean scheduled;
+    /** Whether the next duty cycle runs the requester: set by {@link Rnic#schedule}, not by {@link Rnic#scheduleResponder}. */
+    public boolean requesterDue;
     /** Set while the QP is on the RNIC's list of QPs with a timer armed. */
     public boolean timed;
 
@@ -635,7 +637,8 @@ public final class EmulatedQp extends Resource implements Qp {
             work += responder.flushPendingAck();
             work += responder.reads.run();
         }
-        if (state == QpState.RTS || state == QpState.SQD) {
+        if (requesterDue && (state == QpState.RTS || state == QpState.SQD)) {
+            requesterDue = false; // before the run, which may ask for another turn
             work += requester.run(nowNanos);
         }
         return work;
