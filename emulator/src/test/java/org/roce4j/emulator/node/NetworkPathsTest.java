@@ -38,6 +38,7 @@ class NetworkPathsTest {
                 .isNotSameAs(paths.get(SOURCE, av(linkLocal, 0, 2, 0), path -> false));
         assertThat(paths.get(Gid.parse("::ffff:10.0.0.9"), TO_PEER, path -> false)).isNotSameAs(plain);
         assertThat(paths.get(SOURCE, AhAttr.of(Gid.parse("::ffff:10.0.0.3"), 1, 1), path -> false)).isNotSameAs(plain);
+        assertThat(paths.get(SOURCE, TO_PEER, path -> false)).as("still shared after the others").isSameAs(plain);
     }
 
     @Test
