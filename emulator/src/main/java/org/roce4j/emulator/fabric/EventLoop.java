@@ -126,8 +126,8 @@ final class EventLoop implements Runnable {
     }
 
     private void idle(Clock clock, long nextNanos, long wakeUpsSeen) {
-        long wait = nextNanos == Long.MAX_VALUE ? LONGEST_PARK_NANOS : nextNanos - clock.nanoTime();
-        if (wait >= SHORTEST_PARK_NANOS && spinsBeforeParking && spinBeforePark(clock, wakeUpsSeen)) {
+        if (spinsBeforeParking && waitNanos(clock, nextNanos) >= SHORTEST_PARK_NANOS
+                && spinBeforePark(clock, wakeUpsSeen)) {
             return;
         }
         parked = true;
@@ -135,7 +135,7 @@ final class EventLoop implements Runnable {
             if (wakeUps.get() != wakeUpsSeen || fabric.isClosed()) {
                 return;
             }
-            wait = nextNanos == Long.MAX_VALUE ? LONGEST_PARK_NANOS : nextNanos - clock.nanoTime();
+            long wait = waitNanos(clock, nextNanos);
             if (wait <= 0) {
                 return;
             }
@@ -147,6 +147,11 @@ final class EventLoop implements Runnable {
         } finally {
             parked = false;
         }
+    }
+
+    /** How long until {@code nextNanos}; a wait with no deadline is cut to {@link #LONGEST_PARK_NANOS}. */
+    private static long waitNanos(Clock clock, long nextNanos) {
+        return nextNanos == Long.MAX_VALUE ? LONGEST_PARK_NANOS : nextNanos - clock.nanoTime();
     }
 
     /**

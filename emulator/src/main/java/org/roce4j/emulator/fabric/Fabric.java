@@ -26,13 +26,13 @@ import org.roce4j.wire.MacAddress;
  * <h2>Threaded mode</h2>
  * {@link #threaded()}: one daemon event-loop thread runs the same loop against the system clock
  * and, when idle, spins briefly and parks ({@link IdleStrategy}), until the next frame or agent
- * deadline or until woken by a transmit or {@link #wakeUp()}. {@link #step()}, {@link #runUntilIdle()} and {@link #runFor} only wake the
- * loop and return at once.
+ * deadline or until woken by a transmit or {@link #wakeUp()}. {@link #step()},
+ * {@link #runUntilIdle()} and {@link #runFor} only wake the loop and return at once.
  *
  * <h2>Threads and reentrancy</h2>
  * One fabric-wide reentrant lock ({@link FabricLock}: it spins a little before it blocks) is held
- * while agents and receivers run; application threads take it with {@link #locked(Runnable)} to touch RNIC state safely. Agents and receivers may
- * transmit. A call to {@code step}/{@code runUntilIdle}/{@code runFor} from inside an agent or
+ * while agents and receivers run; application threads take it with {@link #locked(Runnable)} to
+ * touch RNIC state safely. Agents and receivers may transmit. A call to {@code step}/{@code runUntilIdle}/{@code runFor} from inside an agent or
  * receiver does nothing (returns false/0): the loop already running will do the work, and
  * recursing into delivery would break the delivery order.
  * A deterministic fabric is meant to be driven by one thread: the first that runs it; when
