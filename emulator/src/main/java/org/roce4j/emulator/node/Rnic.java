@@ -109,7 +109,7 @@ public final class Rnic implements Agent, FrameReceiver {
     /** The node's management agent on QP 1, or null: QP 1's packets are then dropped as to an unknown QP. */
     private GsiReceiver gsi;
     private final ArrayDeque<EmulatedQp> runQueue = new ArrayDeque<>();
-    private final List<EmulatedQp> timedQps = new ArrayList<>();
+    private final QpTimers<EmulatedQp> timers = new QpTimers<>();
     /** QPs whose READ responses wait for room in the link's transmit queue. */
     private final List<EmulatedQp> waitingForLinkRoom = new ArrayList<>();
     private boolean linkRoomAsked;
@@ -307,10 +307,10 @@ public final class Rnic implements Agent, FrameReceiver {
     public void releaseQpn(int qpn) {
         int index = qpn - qpnBase;
         if (index >= 0 && index < qps.length && qps[index] != null) {
+            timers.remove(qps[index]);
             qps[index] = null;
             liveQps--;
         }
-        timedQps.removeIf(q -> q.qpNum() == qpn);
     }
 
     EmulatedQp qp(int qpn) {
@@ -339,16 +339,9 @@ public final class Rnic implements Agent, FrameReceiver {
         }
     }
 
-    /** A QP armed or cleared a timer; {@link #nextDeadlineNanos} looks at the QPs listed here. */
+    /** A QP armed, moved or cleared a timer (the ACK timer moves on every response): it is placed by its deadline. */
     public void timerChanged(EmulatedQp qp) {
-        boolean armed = qp.deadlineNanos() != Long.MAX_VALUE;
-        if (armed && !qp.timed) { // the flag, not contains(): the ACK timer moves on every response
-            qp.timed = true;
-            timedQps.add(qp);
-        } else if (!armed && qp.timed) {
-            qp.timed = false;
-            timedQps.remove(qp);
-        }
+        timers.changed(qp);
     }
 
     // ---- the duty cycle --------------------------------------------------------------------
@@ -368,14 +361,9 @@ public final class Rnic implements Agent, FrameReceiver {
 
     private int dutyCycle(long nowNanos) {
         int work = 0;
-        for (int i = timedQps.size() - 1; i >= 0; i--) {
-            EmulatedQp qp = timedQps.get(i);
-            if (qp.deadlineNanos() <= nowNanos) {
-                timedQps.remove(i);
-                qp.timed = false;
-                qp.onTimer(nowNanos); // re-registers the QP if a timer is still armed
-                work++;
-            }
+        for (int i = 0, due = timers.takeDue(nowNanos); i < due; i++) {
+            timers.due(i).onTimer(nowNanos); // re-registers the QP if a timer is still armed
+            work++;
         }
         for (int n = runQueue.size(); n > 0; n--) {
             EmulatedQp qp = runQueue.pollFirst();
@@ -387,11 +375,7 @@ public final class Rnic implements Agent, FrameReceiver {
 
     @Override
     public long nextDeadlineNanos() {
-        long earliest = runQueue.isEmpty() ? Long.MAX_VALUE : clock.nanoTime();
-        for (int i = 0; i < timedQps.size(); i++) { // indexed: no iterator per fabric step
-            earliest = Math.min(earliest, timedQps.get(i).deadlineNanos());
-        }
-        return earliest;
+        return runQueue.isEmpty() ? timers.earliest() : Math.min(clock.nanoTime(), timers.earliest());
     }
 
     @Override

@@ -4,6 +4,7 @@ import org.roce4j.emulator.Quirk;
 import org.roce4j.emulator.RnicCounter;
 import org.roce4j.emulator.transport.SendWqe;
 import org.roce4j.emulator.node.NetworkPath;
+import org.roce4j.emulator.node.QpTimers;
 import org.roce4j.emulator.node.Rnic;
 import org.roce4j.emulator.transport.Completer;
 import org.roce4j.emulator.transport.ReceiveQueue;
@@ -59,7 +60,7 @@ import org.roce4j.wire.Transport;
  * accepted and the WQE is flushed at once, so nothing posted is ever lost without a completion.
  * RESET discards everything without completions.
  */
-public final class EmulatedQp extends Resource implements Qp {
+public final class EmulatedQp extends Resource implements Qp, QpTimers.Member {
     public final EmulatedPd pd;
     public final QpType type;
     public final int qpn;
@@ -86,8 +87,8 @@ public final class EmulatedQp extends Resource implements Qp {
     public boolean scheduled;
     /** Whether the next duty cycle runs the requester: set by {@link Rnic#schedule}, not by {@link Rnic#scheduleResponder}. */
     public boolean requesterDue;
-    /** Set while the QP is on the RNIC's list of QPs with a timer armed. */
-    public boolean timed;
+    /** The QP's place among its RNIC's armed timers ({@link QpTimers}), -1 while none is armed. */
+    private int timerSlot = -1;
 
     public QpState state = QpState.RESET;
     int pkeyIndex;
@@ -633,8 +634,10 @@ public final class EmulatedQp extends Resource implements Qp {
             return 0;
         }
         int work = 0;
-        if (responderOwes != 0) {
+        if ((responderOwes & OWES_ACK) != 0) {
             work += responder.flushPendingAck();
+        }
+        if ((responderOwes & OWES_READ_RESPONSES) != 0) { // else the READ-reply state is left untouched
             work += responder.reads.run();
         }
         if (requesterDue && (state == QpState.RTS || state == QpState.SQD)) {
@@ -644,8 +647,19 @@ public final class EmulatedQp extends Resource implements Qp {
         return work;
     }
 
+    @Override
     public long deadlineNanos() {
         return completer.deadlineNanos();
+    }
+
+    @Override
+    public int timerSlot() {
+        return timerSlot;
+    }
+
+    @Override
+    public void placeTimer(int slot) {
+        timerSlot = slot;
     }
 
     public void onTimer(long nowNanos) {
