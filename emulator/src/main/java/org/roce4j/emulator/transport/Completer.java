@@ -308,7 +308,7 @@ public final class Completer {
         }
         long seq = sequenceOf(wqe);
         if (expectedLength > 0) {
-            int result = SgeCopy.scatter(rnic.memoryRegions, qp.pd, sq.sgeAddress, sq.sgeLength, sq.sgeLkey,
+            int result = SgeCopy.scatter(rnic.memoryRegions, qp.pd, sq.sges,
                     sq.sgeBase(seq), wqe.numSge, offset, packet.buffer(), packet.payloadOffset(), (int) expectedLength);
             if (result != SgeCopy.OK) {
                 countMemoryFault(result);
@@ -336,7 +336,7 @@ public final class Completer {
         long original = packet.atomicOriginalData();
         HOST_ORDER_LONG.set(atomicResult, 0, original);
         long seq = sequenceOf(wqe);
-        int result = SgeCopy.scatter(rnic.memoryRegions, qp.pd, sq.sgeAddress, sq.sgeLength, sq.sgeLkey,
+        int result = SgeCopy.scatter(rnic.memoryRegions, qp.pd, sq.sges,
                 sq.sgeBase(seq), wqe.numSge, 0, atomicResult, 0, 8);
         if (result != SgeCopy.OK) {
             countMemoryFault(result);

@@ -17,28 +17,24 @@ public final class ReceiveCursor {
     private final byte[] grh = new byte[GRH_LENGTH];
     long wrId;
     int numSge;
-    final long[] sgeAddress;
-    final int[] sgeLength;
-    final int[] sgeLkey;
+    /** The WQE's SGEs ({@link SgeCopy#put}). */
+    final long[] sges;
     long written;
     long capacity;
     boolean active;
 
     ReceiveCursor(int maxSge) {
-        sgeAddress = new long[Math.max(maxSge, 1)];
-        sgeLength = new int[Math.max(maxSge, 1)];
-        sgeLkey = new int[Math.max(maxSge, 1)];
+        sges = new long[Math.max(maxSge, 1) * SgeCopy.LONGS_PER_SGE];
     }
 
-    void load(long id, int count, long[] addresses, int[] lengths, int[] lkeys, int base) {
+    /** Takes the WQE {@code id} with {@code count} SGEs from {@code from}, starting at SGE {@code base}. */
+    void load(long id, int count, long[] from, int base) {
         wrId = id;
         numSge = count;
+        System.arraycopy(from, base * SgeCopy.LONGS_PER_SGE, sges, 0, count * SgeCopy.LONGS_PER_SGE);
         capacity = 0;
         for (int i = 0; i < count; i++) {
-            sgeAddress[i] = addresses[base + i];
-            sgeLength[i] = lengths[base + i];
-            sgeLkey[i] = lkeys[base + i];
-            capacity += Integer.toUnsignedLong(lengths[base + i]);
+            capacity += SgeCopy.length(sges, i);
         }
         written = 0;
         active = true;
@@ -57,7 +53,7 @@ public final class ReceiveCursor {
             grh[GRH_LENGTH - ipLength + IPV4_CHECKSUM_OFFSET] = 0; // the field as rxe leaves it: never filled in
             grh[GRH_LENGTH - ipLength + IPV4_CHECKSUM_OFFSET + 1] = 0;
         }
-        int result = SgeCopy.scatter(regions, pd, sgeAddress, sgeLength, sgeLkey, 0, numSge, 0, grh, 0, GRH_LENGTH);
+        int result = SgeCopy.scatter(regions, pd, sges, 0, numSge, 0, grh, 0, GRH_LENGTH);
         if (result == SgeCopy.OK) {
             written = GRH_LENGTH;
         }

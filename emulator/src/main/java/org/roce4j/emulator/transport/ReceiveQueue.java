@@ -13,9 +13,8 @@ public final class ReceiveQueue {
     public final int maxSge;
     private final long[] wrId;
     private final int[] numSge;
-    private final long[] sgeAddress;
-    private final int[] sgeLength;
-    private final int[] sgeLkey;
+    /** The SGEs, {@link #maxSge} per slot ({@link SgeCopy#put}). */
+    private final long[] sges;
     private long posted;
     private long consumed;
 
@@ -24,9 +23,7 @@ public final class ReceiveQueue {
         this.maxSge = Math.max(maxSge, 1);
         this.wrId = new long[capacity];
         this.numSge = new int[capacity];
-        this.sgeAddress = new long[capacity * this.maxSge];
-        this.sgeLength = new int[capacity * this.maxSge];
-        this.sgeLkey = new int[capacity * this.maxSge];
+        this.sges = new long[capacity * this.maxSge * SgeCopy.LONGS_PER_SGE];
     }
 
     public int count() {
@@ -44,9 +41,7 @@ public final class ReceiveQueue {
         numSge[slot] = sgl.count();
         int base = slot * maxSge;
         for (int i = 0; i < sgl.count(); i++) {
-            sgeAddress[base + i] = sgl.address(i);
-            sgeLength[base + i] = sgl.length(i);
-            sgeLkey[base + i] = sgl.lkey(i);
+            SgeCopy.put(sges, base + i, sgl.address(i), sgl.length(i), sgl.lkey(i));
         }
         posted++;
     }
@@ -57,7 +52,7 @@ public final class ReceiveQueue {
             return false;
         }
         int slot = (int) Long.remainderUnsigned(consumed, capacity);
-        cursor.load(wrId[slot], numSge[slot], sgeAddress, sgeLength, sgeLkey, slot * maxSge);
+        cursor.load(wrId[slot], numSge[slot], sges, slot * maxSge);
         consumed++;
         return true;
     }
@@ -80,9 +75,8 @@ public final class ReceiveQueue {
             int to = (int) resized.posted++;
             resized.wrId[to] = wrId[from];
             resized.numSge[to] = numSge[from];
-            System.arraycopy(sgeAddress, from * maxSge, resized.sgeAddress, to * maxSge, maxSge);
-            System.arraycopy(sgeLength, from * maxSge, resized.sgeLength, to * maxSge, maxSge);
-            System.arraycopy(sgeLkey, from * maxSge, resized.sgeLkey, to * maxSge, maxSge);
+            int slotLongs = maxSge * SgeCopy.LONGS_PER_SGE;
+            System.arraycopy(sges, from * slotLongs, resized.sges, to * slotLongs, slotLongs);
         }
         return resized;
     }

@@ -235,8 +235,8 @@ public final class Requester {
         if (!wqe.inline) {
             int access = wqe.needsResponseData() ? AccessFlag.LOCAL_WRITE.bit() : 0;
             int base = sq.sgeBase(seq);
-            MemoryRegionTable.Check check = SgeCopy.checkAll(rnic.memoryRegions, qp.pd, sq.sgeAddress, sq.sgeLength,
-                    sq.sgeLkey, base, wqe.numSge, access);
+            MemoryRegionTable.Check check = SgeCopy.checkAll(rnic.memoryRegions, qp.pd, sq.sges, base, wqe.numSge,
+                    access);
             if (check != MemoryRegionTable.Check.OK && access == 0) {
                 failInRequester(wqe, localKeyStatus(check));
                 return true;
@@ -340,7 +340,7 @@ public final class Requester {
         if (payload > 0) {
             int copied = wqe.inline
                     ? copyInline(wqe, seq, offset, b, payloadAt, payload)
-                    : SgeCopy.gather(rnic.memoryRegions, qp.pd, sq.sgeAddress, sq.sgeLength, sq.sgeLkey,
+                    : SgeCopy.gather(rnic.memoryRegions, qp.pd, sq.sges,
                             sq.sgeBase(seq), wqe.numSge, offset, b, payloadAt, payload);
             if (copied != SgeCopy.OK) {
                 // The region went away under a message in progress, or its memory could not be read:

@@ -435,8 +435,8 @@ public final class Responder {
                         return receiveError(result);
                     }
                 }
-                int result = SgeCopy.scatter(rnic.memoryRegions, qp.receivePd, cursor.sgeAddress, cursor.sgeLength,
-                        cursor.sgeLkey, 0, cursor.numSge, cursor.written, p.buffer(), p.payloadOffset(), payload);
+                int result = SgeCopy.scatter(rnic.memoryRegions, qp.receivePd, cursor.sges, 0, cursor.numSge,
+                        cursor.written, p.buffer(), p.payloadOffset(), payload);
                 if (result != SgeCopy.OK) {
                     return receiveError(result);
                 }

@@ -14,19 +14,20 @@ import org.roce4j.verbs.WrOpcode;
 import org.roce4j.verbs.spi.RegisteredMemory;
 
 /**
- * A QP's send queue: a ring of {@link SendWqe} slots reused forever, their SGEs in flat arrays and
- * inline data in one byte array, so posting copies fields and allocates nothing. Three counters run
+ * A QP's send queue: a ring of {@link SendWqe} slots reused forever, their SGEs in one flat array
+ * ({@link SgeCopy#put}) and inline data in one byte array, so posting copies fields and allocates nothing. Three counters run
  * through it: {@link #posted} (producer), the requester's position, and {@link #retired} (what the
  * completer has completed, the consumer).
  */
 public final class SendQueue {
     public final int capacity;
+    /** The granted max_send_sge (0 allowed: then only INLINE sends and SGE-less WRs can be posted). */
     public final int maxSge;
+    /** SGEs each slot holds in {@link #sges}: max_send_sge, at least one. */
+    private final int sgeStride;
     public final int maxInline;
     private final SendWqe[] slots;
-    final long[] sgeAddress;
-    final int[] sgeLength;
-    final int[] sgeLkey;
+    final long[] sges;
     private final byte[] inlineData;
     /**
      * Bytes of inline data each slot holds: the granted max_inline_data, and at least the 8 bytes of an ATOMIC
@@ -38,15 +39,14 @@ public final class SendQueue {
 
     public SendQueue(int capacity, int maxSge, int maxInline) {
         this.capacity = capacity;
-        this.maxSge = Math.max(maxSge, 1);
+        this.maxSge = maxSge;
+        this.sgeStride = Math.max(maxSge, 1);
         this.maxInline = maxInline;
         this.slots = new SendWqe[capacity];
         for (int i = 0; i < capacity; i++) {
             slots[i] = new SendWqe();
         }
-        this.sgeAddress = new long[capacity * this.maxSge];
-        this.sgeLength = new int[capacity * this.maxSge];
-        this.sgeLkey = new int[capacity * this.maxSge];
+        this.sges = new long[capacity * sgeStride * SgeCopy.LONGS_PER_SGE];
         this.inlineSlot = Math.max(maxInline, 8);
         this.inlineData = new byte[capacity * inlineSlot];
     }
@@ -59,9 +59,9 @@ public final class SendQueue {
         return slots[slotOf(sequence)];
     }
 
-    /** Index of a WQE's first SGE in the flat arrays. */
+    /** Index (counted in SGEs) of a WQE's first SGE in {@link #sges}. */
     int sgeBase(long sequence) {
-        return slotOf(sequence) * maxSge;
+        return slotOf(sequence) * sgeStride;
     }
 
     int inlineBase(long sequence) {
@@ -151,9 +151,7 @@ public final class SendQueue {
         wqe.status = null;
         int base = sgeBase(sequence);
         for (int i = 0; i < wqe.numSge; i++) {
-            sgeAddress[base + i] = sgl.address(i);
-            sgeLength[base + i] = sgl.length(i);
-            sgeLkey[base + i] = sgl.lkey(i);
+            SgeCopy.put(sges, base + i, sgl.address(i), sgl.length(i), sgl.lkey(i));
         }
         return wqe;
     }

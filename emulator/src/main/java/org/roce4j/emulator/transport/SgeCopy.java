@@ -10,6 +10,11 @@ import org.roce4j.verbs.AccessFlag;
  * Moves message bytes between frame bytes and the memory an SGE list names, checking each piece
  * with the {@link MemoryRegionTable} as rxe's {@code copy_data} does: straight between the frame
  * array and the registered {@link MemorySegment}, nothing allocated.
+ *
+ * <p>The queues keep their SGEs as rxe's WQEs do ({@code struct rxe_dma_info}: the SGEs follow one
+ * another): in one {@code long[]}, two longs per SGE — the address, then the length in the high 32 bits
+ * and the lkey in the low 32 ({@link #put}). One SGE is one 16-byte piece of one array, so posting and
+ * sending a WQE touch one cache line for it, not one per field (bench/RESULTS.md, scale).
  */
 final class SgeCopy {
     static final int OK = 0;
@@ -22,29 +27,50 @@ final class SgeCopy {
 
     private static final int LOCAL_WRITE = AccessFlag.LOCAL_WRITE.bit();
 
+    /** Longs per SGE in a queue's array. */
+    static final int LONGS_PER_SGE = 2;
+
     private SgeCopy() {
+    }
+
+    /** Writes SGE {@code index} (counted in SGEs) of {@code sges}. */
+    static void put(long[] sges, int index, long address, int length, int lkey) {
+        sges[LONGS_PER_SGE * index] = address;
+        sges[LONGS_PER_SGE * index + 1] = (long) length << 32 | Integer.toUnsignedLong(lkey);
+    }
+
+    static long address(long[] sges, int index) {
+        return sges[LONGS_PER_SGE * index];
+    }
+
+    /** {@return the SGE's length, unsigned (ibv_sge's uint32_t)} */
+    static long length(long[] sges, int index) {
+        return sges[LONGS_PER_SGE * index + 1] >>> 32;
+    }
+
+    static int lkey(long[] sges, int index) {
+        return (int) sges[LONGS_PER_SGE * index + 1];
     }
 
     /**
      * Copies {@code length} bytes of {@code src} into the SGEs, starting {@code offset} bytes into the
      * message they describe. The regions must allow LOCAL_WRITE.
      */
-    static int scatter(MemoryRegionTable regions, Object pd, long[] addresses, int[] lengths, int[] lkeys, int base,
-                       int count, long offset, byte[] src, int srcOffset, int length) {
+    static int scatter(MemoryRegionTable regions, Object pd, long[] sges, int base, int count, long offset, byte[] src, int srcOffset, int length) {
         int remaining = length;
         long skip = offset;
         for (int i = 0; i < count && remaining > 0; i++) {
-            long sgeLength = Integer.toUnsignedLong(lengths[base + i]);
+            long sgeLength = length(sges, base + i);
             if (skip >= sgeLength) {
                 skip -= sgeLength;
                 continue;
             }
             int chunk = (int) Math.min(remaining, sgeLength - skip);
-            long va = addresses[base + i] + skip;
-            if (regions.checkLocal(lkeys[base + i], pd, LOCAL_WRITE, va, chunk) != MemoryRegionTable.Check.OK) {
+            long va = address(sges, base + i) + skip;
+            if (regions.checkLocal(lkey(sges, base + i), pd, LOCAL_WRITE, va, chunk) != MemoryRegionTable.Check.OK) {
                 return PROTECTION;
             }
-            MemoryRegion region = regions.find(lkeys[base + i]);
+            MemoryRegion region = regions.find(lkey(sges, base + i));
             if (!region.store(va, src, srcOffset, chunk)) {
                 return FAULT;
             }
@@ -56,22 +82,21 @@ final class SgeCopy {
     }
 
     /** Copies {@code length} message bytes, from {@code offset} on, out of the SGEs into {@code dst}. */
-    static int gather(MemoryRegionTable regions, Object pd, long[] addresses, int[] lengths, int[] lkeys, int base,
-                      int count, long offset, byte[] dst, int dstOffset, int length) {
+    static int gather(MemoryRegionTable regions, Object pd, long[] sges, int base, int count, long offset, byte[] dst, int dstOffset, int length) {
         int remaining = length;
         long skip = offset;
         for (int i = 0; i < count && remaining > 0; i++) {
-            long sgeLength = Integer.toUnsignedLong(lengths[base + i]);
+            long sgeLength = length(sges, base + i);
             if (skip >= sgeLength) {
                 skip -= sgeLength;
                 continue;
             }
             int chunk = (int) Math.min(remaining, sgeLength - skip);
-            long va = addresses[base + i] + skip;
-            if (regions.checkLocal(lkeys[base + i], pd, 0, va, chunk) != MemoryRegionTable.Check.OK) {
+            long va = address(sges, base + i) + skip;
+            if (regions.checkLocal(lkey(sges, base + i), pd, 0, va, chunk) != MemoryRegionTable.Check.OK) {
                 return PROTECTION;
             }
-            MemoryRegion region = regions.find(lkeys[base + i]);
+            MemoryRegion region = regions.find(lkey(sges, base + i));
             if (!region.load(va, dst, dstOffset, chunk)) {
                 return FAULT;
             }
@@ -83,13 +108,13 @@ final class SgeCopy {
     }
 
     /** Checks every non-empty SGE up front (IBTA 10.6.3.2), so a bad lkey fails before a packet leaves. */
-    static MemoryRegionTable.Check checkAll(MemoryRegionTable regions, Object pd, long[] addresses, int[] lengths,
-                                            int[] lkeys, int base, int count, int accessBit) {
+    static MemoryRegionTable.Check checkAll(MemoryRegionTable regions, Object pd, long[] sges, int base,
+                                            int count, int accessBit) {
         for (int i = 0; i < count; i++) {
-            long length = Integer.toUnsignedLong(lengths[base + i]);
+            long length = length(sges, base + i);
             if (length > 0) {
-                MemoryRegionTable.Check check = regions.checkLocal(lkeys[base + i], pd, accessBit, addresses[base + i],
-                        length);
+                MemoryRegionTable.Check check = regions.checkLocal(lkey(sges, base + i), pd, accessBit,
+                        address(sges, base + i), length);
                 if (check != MemoryRegionTable.Check.OK) {
                     return check;
                 }

@@ -26,8 +26,8 @@ final class WorkRequestChecks {
         // providers post it, and the RNIC fails it (Requester: LOC_QP_OP_ERR, the QP to ERR).
         WrOpcode opcode = wr.opcode();
         int sges = wr.sgList().count();
-        if (sges > qp.sq.maxSge || (sges > 0 && qp.initAttr().cap().maxSendSge() == 0)) {
-            return sges + " SGEs, the QP takes " + qp.initAttr().cap().maxSendSge();
+        if (sges > qp.sq.maxSge) { // the granted max_send_sge, kept by the queue (one object less per post)
+            return sges + " SGEs, the QP takes " + qp.sq.maxSge;
         }
         long length = wr.sgList().totalLength();
         if (length > DeviceLimits.MAX_MESSAGE_LENGTH) {
