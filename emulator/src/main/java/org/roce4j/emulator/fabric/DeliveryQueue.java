@@ -8,8 +8,11 @@ import java.util.List;
  * were queued. That order is total, so a deterministic run delivers byte for byte the same way
  * every time.
  *
- * <p>A binary heap of slot numbers over parallel arrays, not a {@code PriorityQueue} of objects:
- * once the arrays have grown to the largest backlog, queuing and removing allocate nothing.
+ * <p>Slot numbers over parallel arrays, not a {@code PriorityQueue} of objects: once the arrays have
+ * grown to the largest backlog, queuing and removing allocate nothing. A frame due no earlier than the
+ * last one queued in order goes to a FIFO ring — the common case, one link delay for every frame, costs
+ * O(1) however many frames are in flight — and any other (a fault's delay, a shorter hop) to a binary
+ * heap; the earlier of the two heads leaves first.
  * A removed entry keeps its slot until {@link #free}, so its bytes stay valid while they are
  * delivered. Not thread-safe: the fabric lock guards it.
  */
@@ -26,7 +29,11 @@ final class DeliveryQueue {
     private boolean[] unchanged;
     /** Slot numbers, heap-ordered by (time, sequence). */
     private int[] heap;
-    private int size;
+    private int heapSize;
+    /** Slot numbers in (time, sequence) order: each queued no earlier than the one before it. */
+    private int[] inOrder;
+    private int inOrderHead;
+    private int inOrderSize;
     private int[] freeSlots;
     private int freeSlotCount;
     /** Slots ever handed out; the next new slot number. */
@@ -43,6 +50,7 @@ final class DeliveryQueue {
         faults = new List<?>[capacity];
         unchanged = new boolean[capacity];
         heap = new int[capacity];
+        inOrder = new int[capacity];
         freeSlots = new int[capacity];
     }
 
@@ -65,20 +73,38 @@ final class DeliveryQueue {
         buffer[slot] = frame;
         length[slot] = frameLength;
         destination[slot] = to;
-        siftUp(size++, slot);
+        if (inOrderSize == 0 || deliveryNanos >= time[inOrderAt(inOrderSize - 1)]) {
+            inOrder[(inOrderHead + inOrderSize++) % inOrder.length] = slot;
+        } else {
+            siftUp(heapSize++, slot);
+        }
     }
 
     boolean isEmpty() {
-        return size == 0;
+        return size() == 0;
     }
 
     int size() {
-        return size;
+        return heapSize + inOrderSize;
     }
 
     /** {@return the delivery time of the earliest frame, or {@link Long#MAX_VALUE} if none} */
     long earliestTime() {
-        return size == 0 ? Long.MAX_VALUE : time[heap[0]];
+        int earliest = earliestSlot();
+        return earliest < 0 ? Long.MAX_VALUE : time[earliest];
+    }
+
+    /** {@return the slot that leaves next, or -1 when the queue is empty} */
+    private int earliestSlot() {
+        if (inOrderSize == 0) {
+            return heapSize == 0 ? -1 : heap[0];
+        }
+        int first = inOrder[inOrderHead];
+        return heapSize == 0 || before(first, heap[0]) ? first : heap[0];
+    }
+
+    private int inOrderAt(int index) {
+        return inOrder[(inOrderHead + index) % inOrder.length];
     }
 
     /**
@@ -88,12 +114,17 @@ final class DeliveryQueue {
      * @throws IllegalStateException if the queue is empty
      */
     int removeEarliest() {
-        if (size == 0) {
+        int slot = earliestSlot();
+        if (slot < 0) {
             throw new IllegalStateException("no frame queued");
         }
-        int slot = heap[0];
-        int last = heap[--size];
-        if (size > 0) {
+        if (inOrderSize > 0 && slot == inOrder[inOrderHead]) {
+            inOrderHead = (inOrderHead + 1) % inOrder.length;
+            inOrderSize--;
+            return slot;
+        }
+        int last = heap[--heapSize];
+        if (heapSize > 0) {
             siftDown(0, last);
         }
         return slot;
@@ -155,6 +186,12 @@ final class DeliveryQueue {
         faults = Arrays.copyOf(faults, capacity);
         unchanged = Arrays.copyOf(unchanged, capacity);
         heap = Arrays.copyOf(heap, capacity);
+        int[] unwrapped = new int[capacity];
+        for (int i = 0; i < inOrderSize; i++) {
+            unwrapped[i] = inOrderAt(i);
+        }
+        inOrder = unwrapped;
+        inOrderHead = 0;
         freeSlots = Arrays.copyOf(freeSlots, capacity);
     }
 
@@ -176,12 +213,12 @@ final class DeliveryQueue {
     }
 
     private void siftDown(int index, int slot) {
-        int half = size >>> 1;
+        int half = heapSize >>> 1;
         while (index < half) {
             int childIndex = 2 * index + 1;
             int child = heap[childIndex];
             int rightIndex = childIndex + 1;
-            if (rightIndex < size && before(heap[rightIndex], child)) {
+            if (rightIndex < heapSize && before(heap[rightIndex], child)) {
                 childIndex = rightIndex;
                 child = heap[childIndex];
             }

@@ -14,6 +14,43 @@ class DeliveryQueueTest {
 
     @Test
     void removesByTimeThenByQueueOrderUnderRandomInterleavings() {
+        checkAgainstASortedList(now -> now.random().nextLong(0, 50)); // few distinct times: many ties
+    }
+
+    /**
+     * The fabric's common case: every frame one link delay after the current time, which only grows, and now
+     * and then one delayed further (a fault) or sent on a shorter hop: frames in order and out of it mixed.
+     */
+    @Test
+    void removesByTimeThenByQueueOrderWhenMostFramesComeInOrder() {
+        checkAgainstASortedList(now -> {
+            int kind = now.random().nextInt(20);
+            long delay = kind == 0 ? now.random().nextLong(0, 5_000) : kind == 1 ? 0 : 1_000;
+            return now.time() + delay;
+        });
+    }
+
+    @Test
+    void aFrameDueBeforeTheLastOneQueuedInOrderStillLeavesFirst() {
+        DeliveryQueue queue = new DeliveryQueue(4);
+        queue.add(100, new byte[] {1}, 1, null);
+        queue.add(200, new byte[] {2}, 1, null);
+        queue.add(150, new byte[] {3}, 1, null);
+        queue.add(100, new byte[] {4}, 1, null); // the same time as the first: after it, queuing order
+
+        List<Integer> order = new ArrayList<>();
+        while (!queue.isEmpty()) {
+            int slot = queue.removeEarliest();
+            order.add((int) queue.buffer(slot)[0]);
+            queue.free(slot);
+        }
+
+        assertThat(order).containsExactly(1, 4, 3, 2);
+    }
+
+    private record Now(SplittableRandom random, long time) {}
+
+    private static void checkAgainstASortedList(java.util.function.ToLongFunction<Now> deliveryTime) {
         long seed = new SplittableRandom().nextLong();
         SplittableRandom random = new SplittableRandom(seed);
         DeliveryQueue queue = new DeliveryQueue(4);
@@ -21,19 +58,22 @@ class DeliveryQueueTest {
         List<Entry> removed = new ArrayList<>();
         List<Entry> expected = new ArrayList<>();
         int sequence = 0;
+        long now = 0;
         for (int round = 0; round < 20_000; round++) {
             if (random.nextInt(3) > 0 || queue.isEmpty()) {
-                long time = random.nextLong(0, 50); // few distinct times: many ties
+                long time = deliveryTime.applyAsLong(new Now(random, now));
                 byte[] frame = {(byte) sequence, (byte) (sequence >>> 8), (byte) (sequence >>> 16)};
                 queue.add(time, frame, 3, null);
                 reference.add(new Entry(time, sequence++));
             } else {
                 reference.sort(Comparator.comparingLong(Entry::time).thenComparingInt(Entry::sequence));
                 expected.add(reference.removeFirst());
+                assertThat(queue.earliestTime()).as("seed %d", seed).isEqualTo(expected.getLast().time());
                 int slot = queue.removeEarliest();
                 byte[] frame = queue.buffer(slot);
                 removed.add(new Entry(queue.time(slot),
                         frame[0] & 0xFF | (frame[1] & 0xFF) << 8 | (frame[2] & 0xFF) << 16));
+                now = Math.max(now, queue.time(slot)); // time moves to what was delivered, never back
                 queue.free(slot);
             }
         }
