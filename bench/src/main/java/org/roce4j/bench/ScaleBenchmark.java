@@ -32,6 +32,10 @@ import org.roce4j.verbs.WrOpcode;
  *       messages per second.</li>
  *   <li>{@code writeLatency}: one 64-byte RDMA WRITE on the next pair, posted and completed; sample
  *       mode for the median and p99.</li>
+ *   <li>{@code writeRoundEveryPairBusy}: one signaled 64-byte RDMA WRITE on every pair at once, then all
+ *       their completions: {@code pairs} QPs with a WRITE outstanding and an ACK timer armed, as a server
+ *       whose every connection has a request in flight; the time of a round (divided by {@code pairs}:
+ *       the cost per message).</li>
  * </ul>
  * Heap per QP is {@link QpFootprintBenchmark}'s.
  */
@@ -72,6 +76,19 @@ public class ScaleBenchmark {
             }
             write = new SendWr().opcode(WrOpcode.RDMA_WRITE).signaled(true)
                     .sge(nodes.mrA, 0, 64).remote(nodes.mrB.address() + 64, nodes.mrB.rkey());
+            sizeCq();
+        }
+
+        /** The shared send CQ as {@link EmulatedRcPair} made it: room for what {@link #IN_FLIGHT} completes. */
+        void sizeCq() {
+        }
+
+        /** Posts a WRITE on every pair, then waits for all their completions. */
+        int writeOnEveryPair() {
+            for (int i = 0; i < pairs; i++) {
+                postNext();
+            }
+            return nodes.await(nodes.cqA, pairs);
         }
 
         /** Posts a WRITE on the next pair in turn. */
@@ -99,6 +116,22 @@ public class ScaleBenchmark {
             state.postNext();
         }
         return state.nodes.await(state.nodes.cqA, IN_FLIGHT);
+    }
+
+    /** {@link Pairs} whose shared send CQ holds a completion of every pair at once. */
+    @State(Scope.Thread)
+    public static class BusyPairs extends Pairs {
+        @Override
+        void sizeCq() {
+            nodes.cqA.resize(Math.max(nodes.cqA.capacity(), pairs));
+        }
+    }
+
+    @Benchmark
+    @BenchmarkMode(Mode.AverageTime)
+    @OutputTimeUnit(TimeUnit.MICROSECONDS)
+    public int writeRoundEveryPairBusy(BusyPairs state) {
+        return state.writeOnEveryPair();
     }
 
     @Benchmark
