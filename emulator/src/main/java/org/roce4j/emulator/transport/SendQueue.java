@@ -27,6 +27,8 @@ public final class SendQueue {
     private final int sgeStride;
     public final int maxInline;
     private final SendWqe[] slots;
+    /** {@code slots[0]}, read without the array: the slot of every WR posted to an empty queue. */
+    private final SendWqe slotZeroWqe;
     final long[] sges;
     private final byte[] inlineData;
     /**
@@ -36,6 +38,11 @@ public final class SendQueue {
     private final int inlineSlot;
     public long posted;
     public long retired;
+    /**
+     * The sequence number that takes slot 0: moved to {@link #posted} whenever a WQE is posted to an empty queue
+     * (see {@link #fill}).
+     */
+    private long slotZero;
 
     public SendQueue(int capacity, int maxSge, int maxInline) {
         this.capacity = capacity;
@@ -46,17 +53,19 @@ public final class SendQueue {
         for (int i = 0; i < capacity; i++) {
             slots[i] = new SendWqe();
         }
+        this.slotZeroWqe = slots[0];
         this.sges = new long[capacity * sgeStride * SgeCopy.LONGS_PER_SGE];
         this.inlineSlot = Math.max(maxInline, 8);
         this.inlineData = new byte[capacity * inlineSlot];
     }
 
     int slotOf(long sequence) {
-        return (int) Long.remainderUnsigned(sequence, capacity);
+        return (int) Long.remainderUnsigned(sequence - slotZero, capacity);
     }
 
     public SendWqe at(long sequence) {
-        return slots[slotOf(sequence)];
+        int slot = slotOf(sequence);
+        return slot == 0 ? slotZeroWqe : slots[slot];
     }
 
     /** Index (counted in SGEs) of a WQE's first SGE in {@link #sges}. */
@@ -125,6 +134,12 @@ public final class SendQueue {
 
     private SendWqe fill(SendWr wr, NetworkPath udPath) {
         long sequence = posted;
+        if (posted == retired) {
+            // Nothing outstanding holds a slot: the WQE takes slot 0 again. A QP with one WR at a time then
+            // reuses one WQE's cache lines instead of walking the ring, which at thousands of QPs makes every
+            // post miss the cache (issue 17's scale benchmark). Nothing outside the queue sees a slot.
+            slotZero = sequence;
+        }
         SendWqe wqe = at(sequence);
         ScatterGatherList sgl = wr.sgList();
         wqe.wrId = wr.wrId();
@@ -188,13 +203,17 @@ public final class SendQueue {
     /** BIND_MW (rxe provider convert_send_wr): mw_rkey is the handle's rkey now, the rest from bind_info. */
     private static void copyBind(SendWqe wqe, SendWr wr) {
         MwBindInfo info = wr.bindInfo();
-        wqe.window = MemoryWindow.of(wr.mw());
-        wqe.windowRkey = wr.mw().rkey();
-        wqe.bindRkey = wr.bindRkey();
-        wqe.bindLkey = info.mr() != null ? info.mr().lkey() : 0;
-        wqe.bindAddress = info.addr();
-        wqe.bindLength = info.length();
-        wqe.bindAccess = AccessFlag.bits(info.mwAccessFlags());
+        if (wqe.bind == null) {
+            wqe.bind = new WindowBind();
+        }
+        WindowBind bind = wqe.bind;
+        bind.window = MemoryWindow.of(wr.mw());
+        bind.windowRkey = wr.mw().rkey();
+        bind.bindRkey = wr.bindRkey();
+        bind.bindLkey = info.mr() != null ? info.mr().lkey() : 0;
+        bind.bindAddress = info.addr();
+        bind.bindLength = info.length();
+        bind.bindAccess = AccessFlag.bits(info.mwAccessFlags());
     }
 
     /** Drops every WQE (RESET, or a QP being destroyed). */

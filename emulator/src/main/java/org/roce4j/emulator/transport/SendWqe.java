@@ -1,7 +1,6 @@
 package org.roce4j.emulator.transport;
 
 import org.roce4j.emulator.node.NetworkPath;
-import org.roce4j.emulator.verbs.MemoryWindow;
 import org.roce4j.verbs.WcStatus;
 import org.roce4j.verbs.WrOpcode;
 
@@ -28,14 +27,8 @@ public final class SendWqe {
     NetworkPath udPath;
     int remoteQpn;
     int remoteQkey;
-    /** BIND_MW: the window, its rkey as the handle held it at post time, the new rkey, and what it binds. */
-    MemoryWindow window;
-    int windowRkey;
-    int bindRkey;
-    int bindLkey;
-    long bindAddress;
-    long bindLength;
-    int bindAccess;
+    /** BIND_MW: the window and what it binds; null until the slot's first BIND_MW. */
+    WindowBind bind;
 
     WqeState state;
     /** The requester started it (PSNs assigned, read/atomic credit taken). */

@@ -1,0 +1,66 @@
+package org.roce4j.emulator.transport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+import org.roce4j.verbs.SendWr;
+import org.roce4j.verbs.WrOpcode;
+
+class SendQueueTest {
+
+    /** A WRITE whose SGE i is at 1000 * id + i, (10 * id + i) bytes long, lkey id + i. */
+    private static SendWr write(int id, int sges) {
+        SendWr wr = new SendWr().opcode(WrOpcode.RDMA_WRITE).wrId(id);
+        for (int i = 0; i < sges; i++) {
+            wr.sgList().add(1000L * id + i, 10 * id + i, id + i);
+        }
+        return wr;
+    }
+
+    private static void assertHolds(SendQueue queue, long sequence, int id, int sges) {
+        SendWqe wqe = queue.at(sequence);
+        assertThat(wqe.wrId).isEqualTo(id);
+        assertThat(wqe.numSge).isEqualTo(sges);
+        int base = queue.sgeBase(sequence);
+        for (int i = 0; i < sges; i++) {
+            assertThat(SgeCopy.address(queue.sges, base + i)).isEqualTo(1000L * id + i);
+            assertThat(SgeCopy.length(queue.sges, base + i)).isEqualTo(10 * id + i);
+            assertThat(SgeCopy.lkey(queue.sges, base + i)).isEqualTo(id + i);
+        }
+    }
+
+    @Test
+    void aWrPostedToAnEmptyQueueTakesSlotZeroAgainInsteadOfWalkingTheRing() {
+        SendQueue queue = new SendQueue(4, 2, 0);
+        long first = queue.post(write(1, 2), null, null);
+        SendWqe slotZero = queue.at(first);
+        queue.retired++;
+
+        long second = queue.post(write(2, 1), null, null);
+
+        assertThat(second).isEqualTo(first + 1);
+        assertThat(queue.at(second)).isSameAs(slotZero);
+        assertThat(queue.sgeBase(second)).isZero();
+        assertHolds(queue, second, 2, 1);
+    }
+
+    @Test
+    void outstandingWrsKeepTheirOwnSlotsWhileTheRingWraps() {
+        SendQueue queue = new SendQueue(4, 2, 0);
+        for (int id = 1; id <= 3; id++) {
+            queue.post(write(id, id % 2 + 1), null, null);
+        }
+        queue.retired += 2; // sequence 2 stays outstanding: the queue is not empty, so no slot moves
+        for (int id = 4; id <= 6; id++) { // slots 3, 0, 1
+            queue.post(write(id, id % 2 + 1), null, null);
+        }
+
+        assertThat(queue.isFull()).isTrue();
+        for (int id = 3; id <= 6; id++) {
+            assertHolds(queue, id - 1, id, id % 2 + 1);
+        }
+        assertThat(queue.at(2)).isNotSameAs(queue.at(3)).isNotSameAs(queue.at(4)).isNotSameAs(queue.at(5));
+        assertThat(queue.at(3)).isNotSameAs(queue.at(4)).isNotSameAs(queue.at(5));
+        assertThat(queue.at(4)).isNotSameAs(queue.at(5));
+    }
+}
