@@ -2,9 +2,15 @@ package org.roce4j.emulator.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
+
 import org.junit.jupiter.api.Test;
 import org.roce4j.verbs.SendWr;
 import org.roce4j.verbs.WrOpcode;
+import org.roce4j.verbs.spi.RegisteredMemory;
 
 class SendQueueTest {
 
@@ -62,5 +68,32 @@ class SendQueueTest {
         assertThat(queue.at(2)).isNotSameAs(queue.at(3)).isNotSameAs(queue.at(4)).isNotSameAs(queue.at(5));
         assertThat(queue.at(3)).isNotSameAs(queue.at(4)).isNotSameAs(queue.at(5));
         assertThat(queue.at(4)).isNotSameAs(queue.at(5));
+    }
+
+    @Test
+    void inlineSendsOutstandingTogetherKeepTheirOwnBytesGatheredFromEverySge() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment memory = arena.allocate(64);
+            for (int i = 0; i < 64; i++) {
+                memory.set(ValueLayout.JAVA_BYTE, i, (byte) i);
+            }
+            RegisteredMemory registered = new RegisteredMemory();
+            registered.add(memory);
+            SendQueue queue = new SendQueue(4, 2, 16);
+            long[] sequences = new long[3];
+            for (int id = 0; id < 3; id++) { // bytes 10*id .. 10*id+2, then 10*id+5 .. 10*id+8
+                SendWr wr = new SendWr().opcode(WrOpcode.SEND).wrId(id).inline(true);
+                wr.sgList().add(memory.address() + 10 * id, 3, 0);
+                wr.sgList().add(memory.address() + 10 * id + 5, 4, 0);
+                sequences[id] = queue.post(wr, null, registered);
+            }
+
+            for (int id = 0; id < 3; id++) {
+                int at = queue.inlineBase(sequences[id]);
+                byte[] held = Arrays.copyOfRange(queue.inlineData(), at, at + 7);
+                int b = 10 * id;
+                assertThat(held).containsExactly(b, b + 1, b + 2, b + 5, b + 6, b + 7, b + 8);
+            }
+        }
     }
 }
