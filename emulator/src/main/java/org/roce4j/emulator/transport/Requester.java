@@ -224,8 +224,8 @@ public final class Requester {
         if (opcode == WrOpcode.BIND_MW) {
             // rxe_req.c rxe_do_local_ops: a failed bind completes IB_WC_MW_BIND_ERR (and the QP goes to ERR).
             WindowBind bind = wqe.bind;
-            String problem = rnic.memoryRegions.bind(bind.window, bind.windowRkey, bind.bindRkey, bind.bindLkey,
-                    bind.bindAddress, bind.bindLength, bind.bindAccess, qp, qp.pd);
+            String problem = rnic.memoryRegions.bind(bind.window, bind.windowRkey, bind.newRkey, bind.regionLkey,
+                    bind.address, bind.length, bind.access, qp, qp.pd);
             if (problem == null) {
                 wqe.state = WqeState.DONE;
             } else {

@@ -209,11 +209,11 @@ public final class SendQueue {
         WindowBind bind = wqe.bind;
         bind.window = MemoryWindow.of(wr.mw());
         bind.windowRkey = wr.mw().rkey();
-        bind.bindRkey = wr.bindRkey();
-        bind.bindLkey = info.mr() != null ? info.mr().lkey() : 0;
-        bind.bindAddress = info.addr();
-        bind.bindLength = info.length();
-        bind.bindAccess = AccessFlag.bits(info.mwAccessFlags());
+        bind.newRkey = wr.bindRkey();
+        bind.regionLkey = info.mr() != null ? info.mr().lkey() : 0;
+        bind.address = info.addr();
+        bind.length = info.length();
+        bind.access = AccessFlag.bits(info.mwAccessFlags());
     }
 
     /** Drops every WQE (RESET, or a QP being destroyed). */

@@ -12,9 +12,10 @@ final class WindowBind {
     /** The window's rkey as the handle held it at post time. */
     int windowRkey;
     /** The rkey the window gets. */
-    int bindRkey;
-    int bindLkey;
-    long bindAddress;
-    long bindLength;
-    int bindAccess;
+    int newRkey;
+    /** The region it binds to (its lkey, 0 for none), and the range and rights it grants. */
+    int regionLkey;
+    long address;
+    long length;
+    int access;
 }
