@@ -87,9 +87,11 @@ final class Perftest {
      * ({@code -a}) runs 2, 4, ... 2^23 instead. {@code duration} is {@code -D} in seconds, 0 for a run of
      * {@code iters} iterations. {@code mtu} null means the port's active MTU. {@code rdmaCm} is {@code -R}:
      * rdma_cm connects the QPs and carries the exchange ({@link PerftestCmLink}, {@link PerftestCmConnection}).
+     * {@code qpTimeout} is {@code -u}: the RC local ACK timeout exponent (4.096 µs × 2^qpTimeout; perftest's 14).
      */
     record Options(Test test, String host, int port, String ibDev, int ibPort, int gidIndex, long size, boolean allSizes,
-                   int iters, int duration, Mtu mtu, int txDepth, int qps, Atomic atomic, boolean rdmaCm) {
+                   int iters, int duration, Mtu mtu, int txDepth, int qps, Atomic atomic, boolean rdmaCm,
+                   int qpTimeout) {
         static final int ALL_SIZES_LOG2 = 23;
 
         long maxSize() {

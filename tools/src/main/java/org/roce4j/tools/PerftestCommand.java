@@ -50,6 +50,10 @@ abstract class PerftestCommand extends PeerCommand implements Callable<Integer> 
             description = "run for SECONDS instead of a number of iterations, measuring all but a margin at each end")
     Integer duration;
 
+    @Option(names = {"-u", "--qp-timeout"}, paramLabel = "TIMEOUT", defaultValue = "14", converter = PingpongCommand.CNumber.class,
+            description = "QP timeout, timeout value is 4 usec * 2 ^(timeout), default ${DEFAULT-VALUE}")
+    int qpTimeout;
+
     @Option(names = {"-R", "--rdma_cm"}, description = "connect the QPs with rdma_cm and exchange data over an rdma_cm QP "
             + "(no TCP; both sides)")
     boolean rdmaCm;
@@ -115,9 +119,12 @@ abstract class PerftestCommand extends PeerCommand implements Callable<Integer> 
         if (txDepth < 1) {
             throw usage("-t must be 1 or more");
         }
+        if (qpTimeout < 0 || qpTimeout > 31) {
+            throw usage("-u/--qp-timeout: the local ACK timeout exponent is 0 to 31 (ibv_qp_attr.timeout has 5 bits)");
+        }
         Perftest.Options options = new Perftest.Options(test(), host, port, ibDev, ibPort, gidIndex, messageSize, allSizes,
                 iterations, duration == null ? 0 : duration, mtuBytes == null ? null : PingpongCommand.parseMtu(spec, mtuBytes), txDepth, qps, atomic(),
-                rdmaCm);
+                rdmaCm, qpTimeout);
         DeviceSelector devices = environment.devices();
         ConnectionManager cm = CmDevices.systemConnectionManager();
         if (rdmaCm && ibDev != null && ibDev.startsWith(DeviceSelector.EMULATED_PREFIX)) {

@@ -130,9 +130,13 @@ final class PerftestResources {
         }
     }
 
-    /** perftest's QP attributes (ctx_modify_qp_to_init / _to_rtr / _to_rts): every remote right, hop limit 0xFF. */
+    /**
+     * perftest's QP attributes (ctx_modify_qp_to_init / _to_rtr / _to_rts): every remote right, hop limit 0xFF,
+     * the local ACK timeout of {@code -u} (14 unless given).
+     */
     private static QpBringUp bringUp(Perftest.Options options) {
-        return QpBringUp.pingpong().withPortNum(options.ibPort()).withSgidIndex(options.gidIndex()).withHopLimit(0xFF);
+        return QpBringUp.pingpong().withPortNum(options.ibPort()).withSgidIndex(options.gidIndex()).withHopLimit(0xFF)
+                .withTimeout(options.qpTimeout());
     }
 
     /** Posts one receive of {@code size} bytes on QP {@code i}, into its peer-visible slot. */

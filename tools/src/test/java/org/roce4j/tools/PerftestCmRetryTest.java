@@ -153,7 +153,7 @@ class PerftestCmRetryTest {
 
     private static Perftest.Options options(String host, int qps, int port) {
         return new Perftest.Options(Perftest.Test.WRITE_BW, host, port, host == null ? "cm0" : "cm1", 1, 1, 4096, false,
-                20, 0, null, 128, qps, Perftest.Atomic.FETCH_AND_ADD, true);
+                20, 0, null, 128, qps, Perftest.Atomic.FETCH_AND_ADD, true, 14);
     }
 
     private static Inet4Address ipv4(String text) throws IOException {

@@ -101,6 +101,6 @@ class PerftestDataCheckTest {
 
     private static Perftest.Options options(Perftest.Test test, String host, int duration) {
         return new Perftest.Options(test, host, 18515, null, 1, 1, 8, false, 5, duration, null, 128, 1,
-                Perftest.Atomic.FETCH_AND_ADD, false);
+                Perftest.Atomic.FETCH_AND_ADD, false, 14);
     }
 }

@@ -159,7 +159,7 @@ class PerftestRdmaCmTest {
     private static Perftest.Options options(Perftest.Test test, String host) {
         long size = test.verb() == Perftest.Verb.ATOMIC ? 8 : test.latency() ? 2 : 4096;
         return new Perftest.Options(test, host, 18515, host == null ? "cm0" : "cm1", 1, 1, size, false,
-                test.latency() ? 20 : 50, 0, null, 128, 1, Perftest.Atomic.FETCH_AND_ADD, true);
+                test.latency() ? 20 : 50, 0, null, 128, 1, Perftest.Atomic.FETCH_AND_ADD, true, 14);
     }
 
     private static Result perftest(Perftest.Options options, java.util.function.IntConsumer listening,

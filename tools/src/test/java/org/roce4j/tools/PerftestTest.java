@@ -349,6 +349,18 @@ class PerftestTest {
         assertThat(roce4j(environment, new String[] {"read-lat", "-A", "CMP_AND_SWAP"}).exit()).isEqualTo(2);
         assertThat(roce4j(environment, new String[] {"atomic-bw", "-A", "SWAP"}).exit()).isEqualTo(2);
         assertThat(roce4j(environment, new String[] {"write-bw", "-n", "4"}).exit()).isEqualTo(2);
+        assertThat(roce4j(environment, new String[] {"read-bw", "-u", "32"})).satisfies(r -> {
+            assertThat(r.exit()).isEqualTo(2);
+            assertThat(r.err()).contains("0 to 31");
+        });
+    }
+
+    @Test
+    @DisplayName("read-bw -u 18: perftest's QP timeout option; both sides run with the longer local ACK timeout")
+    void readBwWithQpTimeout() throws Exception {
+        Pair run = run("read-bw", "-s", "3000", "-n", "20", "-m", "1024", "-u", "18");
+        run.assertSucceeded();
+        assertThat(run.server().out()).containsPattern(BW_ROW);
     }
 
     /**
