@@ -1,5 +1,8 @@
 package org.roce4j.bench;
 
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Random;
 import java.util.concurrent.TimeUnit;
 
 import org.openjdk.jmh.annotations.Benchmark;
@@ -25,7 +28,10 @@ import org.roce4j.verbs.WrOpcode;
  * Cost per message as the number of active RC QP pairs grows (issue 17: flat within 2× from 1 to
  * 10,000). {@code pairs} connected QP pairs between two emulated RNICs, one CQ per side shared by
  * all of them, as a server with many connections has. Every pair carries traffic: the benchmark
- * walks the pairs round robin, so at 10,000 each QP's state is cold when its turn comes.
+ * walks the pairs round robin, so at 10,000 each QP's state is cold when its turn comes. {@code order}
+ * says in which order: {@code creation} (the order the QPs were made, which the hardware prefetcher
+ * can follow through the heap) or {@code random} (a fixed permutation, seed 42: a server whose
+ * requests arrive in no particular order across its connections).
  *
  * <ul>
  *   <li>{@code writeRate}: 16 signaled 64-byte RDMA WRITEs in flight, each on the next pair;
@@ -48,9 +54,13 @@ public class ScaleBenchmark {
         int pairs;
         @Param({"deterministic", "threaded"})
         String fabric;
+        @Param({"creation", "random"})
+        String order;
         EmulatedRcPair nodes;
         Qp[] qps;
         Qp[] peers;
+        /** {@link #qps} in the order they are visited. */
+        Qp[] visiting;
         /**
          * One work request for every pair, its wr_id set per post: as a C application builds its
          * {@code ibv_send_wr} on the stack, so what grows with the pairs is the RNIC's state, not the
@@ -74,6 +84,12 @@ public class ScaleBenchmark {
                 qps[i] = a;
                 peers[i] = b;
             }
+            visiting = qps.clone();
+            if (order.equals("random")) {
+                Collections.shuffle(Arrays.asList(visiting), new Random(42));
+            } else if (!order.equals("creation")) {
+                throw new IllegalArgumentException("order: creation or random, not " + order);
+            }
             write = new SendWr().opcode(WrOpcode.RDMA_WRITE).signaled(true)
                     .sge(nodes.mrA, 0, 64).remote(nodes.mrB.address() + 64, nodes.mrB.rkey());
             sizeCq();
@@ -93,7 +109,7 @@ public class ScaleBenchmark {
 
         /** Posts a WRITE on the next pair in turn. */
         void postNext() {
-            qps[next].postSend(write.wrId(next));
+            visiting[next].postSend(write.wrId(next));
             next = next + 1 == pairs ? 0 : next + 1;
         }
 
