@@ -27,6 +27,15 @@ rxevm=${RXE_VM:-$root/../shared/rxe-vm/rxe-vm}
 # ibverbs device tests and in the peers alike. On one vCPU the patch and the fetch are ordered.
 vm_pin="taskset -c 0"
 
+# In a VM every staged JVM (vm_stage's launcher) compiles with C1 alone: under qemu TCG, pinned to
+# one vCPU, the JIT's own work is a third of a short run's time (async-profiler, itimer, in a VM:
+# 1,342 of 3,729 samples of a roce4j write-bw client in the compiler thread, with C1 alone), and C2
+# costs more: roce4j write-bw --help 15.2 s with both compilers, 10.8 s with C1; write-bw -d rxe0
+# -n 20 against ib_write_bw, 27.8 s and 22.4 s. vm_script's guest preamble exports it and the
+# launcher passes it on; on this machine (host.sh) it is unset and the JVM keeps its defaults. A step
+# that measures (interop/ibverbs-pair's bench) clears it for its JVMs: env VM_JVM_OPTIONS= CMD.
+vm_jvm_options="-XX:TieredStopAtLevel=1"
+
 vm_check() { # NAME
   if [ "$(id -u)" != 0 ]; then
     echo "$1: needs root (the VMs' network namespace, tap devices and bridge)" >&2; return 1
@@ -55,8 +64,8 @@ vm_jar_of() {
 # vm_stage DIR ENTRY...: copies each class path entry into DIR/cp as NNN-NAME, numbered so that the
 # order survives (a classes folder MODULE/target/classes becomes NNN-MODULE-classes), and writes
 # DIR/java: `DIR/java [JVM OPTION...] MAIN [ARG...]` runs the JDK 25 with native access enabled
-# and that class path. The launcher finds the copies beside itself, so it works wherever DIR is
-# seen: in the VM (/xchg/...) and on this machine.
+# and that class path, and with $VM_JVM_OPTIONS (set in a VM: vm_jvm_options). The launcher finds
+# the copies beside itself, so it works wherever DIR is seen: in the VM (/xchg/...) and on this machine.
 vm_stage() {
   local dir=$1 java_home entry copy n=0 classpath=""
   shift
@@ -75,7 +84,7 @@ vm_stage() {
 #!/bin/sh
 # Staged by vm/lib.sh (vm_stage): java [JVM OPTION...] MAIN [ARG...] with the class path beside it.
 here=\$(cd "\$(dirname "\$0")" && pwd)
-exec "$java_home/bin/java" --enable-native-access=ALL-UNNAMED -cp "$classpath" "\$@"
+exec "$java_home/bin/java" \${VM_JVM_OPTIONS:-} --enable-native-access=ALL-UNNAMED -cp "$classpath" "\$@"
 L
   chmod 755 "$dir/java"
 }
@@ -101,7 +110,8 @@ L
 # for it and rxe's modify to RTR fails. In a VM the same holds for eth0 (rxe0's GID 0): the VM's
 # init brings it up just before the script runs, and a C tool started at once cannot resolve the
 # peer over it (rxe: "Failed to modify QP to RTR"). Each script therefore starts by waiting for its
-# side's address (at most 60 s; the VMs start slowly on a loaded machine).
+# side's address (at most 60 s; the VMs start slowly on a loaded machine). A guest's script then
+# exports VM_JVM_OPTIONS (vm_jvm_options above).
 #
 # A guest then checks rxe0's GID table is the one rxe-vm promises (index 0 the link-local, index 1
 # ::ffff:<IPv4>). The init adds rxe0 right after bringing eth0 up, and now and then (once in a CI run
@@ -112,6 +122,7 @@ vm_script() { # guest|host FILE, the script's body on stdin
   local dev=eth0
   [ "$1" = host ] && dev=br0
   { echo "for i in \$(seq 300); do ip -6 addr show dev $dev scope link -tentative | grep -q inet6 && break; sleep 0.2; done"
+    [ "$1" = host ] || echo "export VM_JVM_OPTIONS='$vm_jvm_options'"
     [ "$1" = host ] || cat <<'G'
 gid1() { cat /sys/class/infiniband/rxe0/ports/1/gids/1 2>/dev/null; }
 case $(gid1) in
