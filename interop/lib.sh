@@ -87,7 +87,7 @@ await() {
 # boot before left (the roce4j side on this machine ran even when a VM's kernel panicked) and
 # makes the sides' step folders.
 interop_reset() {
-  rm -rf "$1/j.out" "$1/a/c.out" "$1/a/listening" "$1/a/steps" "$1/b/steps" "$1/h/steps"
+  rm -rf "$1/j.out" "$1/a/c.out" "$1/a/listening" "$1/a/steps" "$1/b/steps" "$1/h/steps" "$1"/a/joined-*
   mkdir -p "$1/a/steps" "$1/h/steps"
   if [ -f "$1/b.sh" ]; then mkdir -p "$1/b/steps"; fi
 }
