@@ -83,6 +83,30 @@ await() {
   done
 }
 
+# step_record STEPS_DIR N: "EXIT SECONDS" of that side's step of case N, or nothing when it did not run.
+step_record() { awk -v n="$2" '$1 == n { print $3, $4 }' "$1/done" 2>/dev/null; }
+
+# steps_boot WORK N GUEST_STEPS HOST_STEPS [GUEST_SETUP [HOST_SETUP]] (this machine only, beside
+# vm/lib.sh): one boot of VM A running the steps of N cases (step_timeout 120 s each) beside this
+# machine's, each side's SETUP first; this file staged as /xchg/lib.sh, the steps in WORK/a/steps
+# (peer, on this machine's side) and WORK/h/steps; returns vm_run's status.
+steps_boot() {
+  mkdir -p "$1/a" && cp "$root/interop/lib.sh" "$1/a/lib.sh" || return 1
+  vm_script guest "$1/guest.sh" <<G
+. /xchg/lib.sh
+${5:-}
+steps_dir=/xchg/steps; steps_rc=0; step_timeout=120
+${3}exit \$steps_rc
+G
+  vm_script host "$1/host.sh" <<H
+. "$root/interop/lib.sh"
+${6:-}
+steps_dir=$1/h/steps; peer=$1/a/steps; steps_rc=0; step_timeout=120
+${4}exit \$steps_rc
+H
+  vm_run "$1" $((60 + 60 * $2)) interop_reset
+}
+
 # interop_reset WORK: what vm_run calls before each boot (vm/lib.sh): clears what the scripts of a
 # boot before left (the roce4j side on this machine ran even when a VM's kernel panicked) and
 # makes the sides' step folders.
