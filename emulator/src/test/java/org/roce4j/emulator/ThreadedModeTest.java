@@ -4,12 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.roce4j.emulator.fabric.Fabric;
+import org.roce4j.emulator.verbs.EmulatedCq;
 import org.roce4j.verbs.CompChannel;
 import org.roce4j.verbs.Cq;
 import org.roce4j.verbs.Mtu;
@@ -22,7 +27,7 @@ import org.roce4j.verbs.SendWr;
 import org.roce4j.verbs.WcStatus;
 import org.roce4j.verbs.WorkCompletion;
 
-/** The same RNIC on a threaded fabric: the event loop does the work, API calls take the fabric lock. */
+/** The same RNIC on a threaded fabric: the event loop does the work, API calls take the fabric lock (polls their CQ's). */
 @Timeout(30)
 class ThreadedModeTest {
 
@@ -52,6 +57,42 @@ class ThreadedModeTest {
             pair[0].postSend(SendWr.rdmaRead(7, a.mr, 64, 4, b.mr.address(), b.mr.rkey()));
             assertThat(pollOne(a.cq).status()).isEqualTo(WcStatus.SUCCESS);
             assertThat(a.memory.get(ValueLayout.JAVA_INT, 64)).isEqualTo(1999);
+        }
+    }
+
+    @Test
+    @DisplayName("a poll takes its completions while another thread holds the fabric lock: pollers have the CQ's own lock")
+    void pollDoesNotWaitForTheFabricLock() throws Exception {
+        try (TwoNodes nodes = new TwoNodes(Fabric.threaded())) {
+            Qp[] pair = nodes.connectedPair(QpType.RC, Mtu.MTU_1024);
+            pair[0].postSend(SendWr.rdmaWrite(1, nodes.a.mr, 0, 8, nodes.b.mr.address(), nodes.b.mr.rkey()));
+            while (((EmulatedCq) nodes.a.cq).size() == 0) {
+                Thread.onSpinWait();
+            }
+            CountDownLatch held = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            Thread holder = Thread.ofPlatform().start(() -> nodes.fabric.locked(() -> {
+                held.countDown();
+                awaitQuietly(release);
+            }));
+            try {
+                held.await();
+                FutureTask<List<WorkCompletion>> poll = new FutureTask<>(() -> nodes.a.cq.poll(4));
+                Thread.ofPlatform().start(poll);
+                assertThat(poll.get(10, TimeUnit.SECONDS)).extracting(WorkCompletion::status)
+                        .containsExactly(WcStatus.SUCCESS);
+            } finally {
+                release.countDown();
+                holder.join();
+            }
+        }
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

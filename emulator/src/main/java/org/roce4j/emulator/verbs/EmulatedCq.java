@@ -5,6 +5,7 @@ import org.roce4j.emulator.RnicCounter;
 import org.roce4j.emulator.node.Rnic;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.locks.ReentrantLock;
 
 import org.roce4j.verbs.AsyncEvent;
 import org.roce4j.verbs.AsyncEventType;
@@ -25,6 +26,10 @@ import org.roce4j.verbs.WorkCompletion;
  * error, raises {@link AsyncEventType#CQ_ERR} once, and the QP that produced it goes to the error
  * state (rxe: responder class G error). From then on {@link #poll} throws EINVAL, as
  * {@code ibv_poll_cq} returns a negative value on hardware that detects the overrun.
+ *
+ * <p>Locks: the RNIC adds completions under the fabric lock; pollers take them under {@link #pollLock}
+ * alone ({@link CompletionRing}). A poller never waits for the fabric lock while it holds the poll lock,
+ * and {@link #resize}, the one call that needs both, takes the fabric lock first: one order, no deadlock.
  */
 public final class EmulatedCq extends Resource implements CqEx {
     private static final int NOT_ARMED = 0;
@@ -33,23 +38,20 @@ public final class EmulatedCq extends Resource implements CqEx {
 
     final EmulatedContext context;
     private final EmulatedCompChannel channel;
-    private WorkCompletion[] ring;
-    /** When each completion in {@link #ring} was made: the fabric's clock in ns (virtual time on a deterministic one). */
-    private long[] made;
+    private final CompletionRing ring;
+    /** Held while completions are taken out of {@link #ring}: pollers of one CQ take turns (rxe: the CQ's lock). */
+    private final ReentrantLock pollLock = new ReentrantLock();
     /** The fields asked for at ibv_create_cq_ex (none for ibv_create_cq). */
     private final Set<CreateCqWcFlag> wcFlags;
-    /** ibv_start_poll … ibv_end_poll: the index (from head) of the current completion, -1 when not polling. */
+    /** ibv_start_poll … ibv_end_poll: the index (0: the oldest pending) of the current completion, -1 when not polling. */
     private int pollCursor = -1;
     private WorkCompletion current;
     private long currentMade;
-    private int head;
-    private int count;
     /**
-     * {@link #count}, published for {@link #poll}'s look without the lock: a busy poller on an empty
-     * CQ (ibv_rc_pingpong without events) must not keep taking the fabric lock the receive path needs.
-     * -1 once the CQ is closed or overran, so that poll takes the locked path and throws.
+     * Set once the CQ is closed or overran, so that a poll looks under the fabric lock and throws
+     * ({@link Resource#closed} and {@link #overrun} are the fabric lock's to read).
      */
-    private volatile int published;
+    private volatile boolean unusable;
     private boolean overrun;
     private int armed = NOT_ARMED;
     /** Events handed out by {@code getCqEvent} and not yet acknowledged. */
@@ -62,8 +64,7 @@ public final class EmulatedCq extends Resource implements CqEx {
         super(rnic);
         this.context = context;
         this.channel = channel;
-        this.ring = new WorkCompletion[capacity];
-        this.made = new long[capacity];
+        this.ring = new CompletionRing(capacity);
         this.wcFlags = wcFlags;
     }
 
@@ -83,18 +84,14 @@ public final class EmulatedCq extends Resource implements CqEx {
         if (closed || overrun) {
             return false;
         }
-        if (count == ring.length) {
+        if (!ring.offer(completion, rnic.clock.nanoTime())) {
             context.raise(AsyncEvent.of(AsyncEventType.CQ_ERR, this));
             if (!rnic.model.has(Quirk.POLL_AFTER_CQ_OVERRUN_SUCCEEDS)) {
                 overrun = true; // from now on poll is EINVAL
-                published = -1;
+                unusable = true;
             } // else rxe_cq.c rxe_cq_post: -EBUSY for this completion only; the ring stays as it is
             return false;
         }
-        ring[(head + count) % ring.length] = completion;
-        made[(head + count) % ring.length] = rnic.clock.nanoTime();
-        count++;
-        published = count;
         rnic.count(RnicCounter.COMPLETIONS);
         if (armed == ARMED_NEXT || armed == ARMED_SOLICITED && (solicited || !completion.isSuccess())) {
             armed = NOT_ARMED;
@@ -114,7 +111,7 @@ public final class EmulatedCq extends Resource implements CqEx {
     }
 
     private static int depthLocked(EmulatedCq cq, Object unused) {
-        return cq.ring.length;
+        return cq.ring.capacity();
     }
 
     @Override
@@ -126,40 +123,37 @@ public final class EmulatedCq extends Resource implements CqEx {
     public int poll(WorkCompletion[] completions) {
         Objects.requireNonNull(completions, "completions");
         rnic.drive();
-        if (published == 0 && !rnic.isDeterministic()) {
-            // Nothing to take (a closed or overrun CQ publishes -1 and throws under the lock). A link
-            // whose receive is polled reads its sockets now, on this thread; otherwise the threads that
-            // would fill the CQ (the link's event loop, the fabric loop) need a CPU that a busy poller
-            // holds: yield it, as the kernel's softirq would preempt the poller for rxe.
+        if (unusable) {
+            return rnic.callAsInt(EmulatedCq::refuseLocked, this, "ibv_poll_cq");
+        }
+        if (ring.isEmpty() && !rnic.isDeterministic()) {
+            // Nothing to take. A link whose receive is polled reads its sockets now, on this thread;
+            // otherwise the threads that would fill the CQ (the link's event loop, the fabric loop) need
+            // a CPU that a busy poller holds: yield it, as the kernel's softirq would preempt the poller
+            // for rxe.
             if (rnic.pollLink() < 0) {
                 Thread.yield();
                 return 0;
             }
-            if (published == 0) {
+            if (ring.isEmpty()) {
                 return 0;
             }
         }
-        return rnic.callAsInt(EmulatedCq::pollLocked, this, completions); // no allocation per poll
+        pollLock.lock();
+        try {
+            return ring.take(completions); // no allocation per poll
+        } finally {
+            pollLock.unlock();
+        }
     }
 
-    private static int pollLocked(EmulatedCq cq, WorkCompletion[] completions) {
-        return cq.take(completions);
-    }
-
-    private int take(WorkCompletion[] completions) {
-        checkOpen("ibv_poll_cq");
-        if (overrun) {
-            throw new VerbsException(Errno.EINVAL, "ibv_poll_cq: the CQ overran and is in error (CQ_ERR)");
+    /** A closed CQ is EINVAL, as an overrun one: both throw. */
+    private static int refuseLocked(EmulatedCq cq, String verb) {
+        cq.checkOpen(verb);
+        if (cq.overrun) {
+            throw new VerbsException(Errno.EINVAL, verb + ": the CQ overran and is in error (CQ_ERR)");
         }
-        int n = Math.min(count, completions.length);
-        for (int i = 0; i < n; i++) {
-            completions[i] = ring[head];
-            ring[head] = null;
-            head = head + 1 == ring.length ? 0 : head + 1;
-        }
-        count -= n;
-        published = count;
-        return n;
+        throw new IllegalStateException(verb + ": unusable, yet neither closed nor overrun");
     }
 
     @Override
@@ -175,20 +169,17 @@ public final class EmulatedCq extends Resource implements CqEx {
         if (cqe < 1 || cqe > maxCqe) {
             throw invalid("ibv_resize_cq", "cqe " + cqe + " is outside 1.." + maxCqe);
         }
-        if (cqe < cq.count) {
-            throw invalid("ibv_resize_cq", "cqe " + cqe + " is below the " + cq.count + " completions the CQ holds");
+        cq.pollLock.lock(); // after the fabric lock, the one order (see the class comment)
+        try {
+            int held = cq.ring.pending();
+            if (cqe < held) {
+                throw invalid("ibv_resize_cq", "cqe " + cqe + " is below the " + held + " completions the CQ holds");
+            }
+            cq.ring.resize(QueueDepths.granted(cq.rnic.model, cqe));
+            return cq.ring.capacity();
+        } finally {
+            cq.pollLock.unlock();
         }
-        // rxe_queue.c resize_finish: the completions held move to the new ring, oldest first
-        WorkCompletion[] resized = new WorkCompletion[QueueDepths.granted(cq.rnic.model, cqe)];
-        long[] resizedMade = new long[resized.length];
-        for (int i = 0; i < cq.count; i++) {
-            resized[i] = cq.ring[(cq.head + i) % cq.ring.length];
-            resizedMade[i] = cq.made[(cq.head + i) % cq.ring.length];
-        }
-        cq.ring = resized;
-        cq.made = resizedMade;
-        cq.head = 0;
-        return resized.length;
     }
 
     // ---- ibv_cq_ex: start/next/end poll and the read calls ----------------------------------
@@ -201,63 +192,60 @@ public final class EmulatedCq extends Resource implements CqEx {
     @Override
     public int startPoll() {
         rnic.drive();
-        if (published == 0 && !rnic.isDeterministic()) {
+        if (ring.isEmpty() && !rnic.isDeterministic()) {
             rnic.pollLink(); // as poll: a link whose receive is polled reads its sockets now
         }
         if (pollCursor >= 0) {
             throw invalid("ibv_start_poll", "a poll is under way: ibv_end_poll first");
         }
-        return rnic.callAsInt(EmulatedCq::startPollLocked, this, null);
-    }
-
-    private static int startPollLocked(EmulatedCq cq, Object unused) {
-        cq.checkOpen("ibv_start_poll");
-        if (cq.overrun) {
-            throw new VerbsException(Errno.EINVAL, "ibv_start_poll: the CQ overran and is in error (CQ_ERR)");
+        if (unusable) {
+            return rnic.callAsInt(EmulatedCq::refuseLocked, this, "ibv_start_poll");
         }
-        if (cq.count == 0) {
-            return Errno.ENOENT.number(); // no ibv_end_poll follows (rxe.c cq_start_poll released its lock)
+        pollLock.lock();
+        try {
+            if (ring.isEmpty()) {
+                return Errno.ENOENT.number(); // no ibv_end_poll follows (rxe.c cq_start_poll released its lock)
+            }
+            pollAt(0);
+            return 0;
+        } finally {
+            pollLock.unlock();
         }
-        cq.pollCursor = 0;
-        cq.current = cq.ring[cq.head];
-        cq.currentMade = cq.made[cq.head];
-        return 0;
     }
 
     @Override
     public int nextPoll() {
         requirePolling("ibv_next_poll");
-        return rnic.callAsInt(EmulatedCq::nextPollLocked, this, null);
-    }
-
-    private static int nextPollLocked(EmulatedCq cq, Object unused) {
-        if (cq.pollCursor + 1 >= cq.count) {
-            return Errno.ENOENT.number();
+        pollLock.lock();
+        try {
+            if (pollCursor + 1 >= ring.pending()) {
+                return Errno.ENOENT.number();
+            }
+            pollAt(pollCursor + 1);
+            return 0;
+        } finally {
+            pollLock.unlock();
         }
-        cq.pollCursor++;
-        int slot = (cq.head + cq.pollCursor) % cq.ring.length;
-        cq.current = cq.ring[slot];
-        cq.currentMade = cq.made[slot];
-        return 0;
     }
 
-    @Override
-    public void endPoll() {
-        requirePolling("ibv_end_poll");
-        rnic.callAsInt(EmulatedCq::endPollLocked, this, null);
+    private void pollAt(int cursor) {
+        pollCursor = cursor;
+        current = ring.peek(cursor);
+        currentMade = ring.madeAt(cursor);
     }
 
     /** The completions read, the current one included, are consumed (libibverbs: ibv_end_poll). */
-    private static int endPollLocked(EmulatedCq cq, Object unused) {
-        for (int i = 0; i <= cq.pollCursor; i++) {
-            cq.ring[cq.head] = null;
-            cq.head = cq.head + 1 == cq.ring.length ? 0 : cq.head + 1;
+    @Override
+    public void endPoll() {
+        requirePolling("ibv_end_poll");
+        pollLock.lock();
+        try {
+            ring.discard(pollCursor + 1);
+            pollCursor = -1;
+            current = null;
+        } finally {
+            pollLock.unlock();
         }
-        cq.count -= cq.pollCursor + 1;
-        cq.published = cq.count;
-        cq.pollCursor = -1;
-        cq.current = null;
-        return 0;
     }
 
     @Override
@@ -348,7 +336,7 @@ public final class EmulatedCq extends Resource implements CqEx {
 
     /** Completions waiting to be polled (for tests of internals). */
     public int size() {
-        return count;
+        return ring.pending();
     }
 
     @Override
@@ -376,7 +364,7 @@ public final class EmulatedCq extends Resource implements CqEx {
             checkNoChildren("ibv_destroy_cq", users, "queue pairs using it");
             checkNoChildren("ibv_destroy_cq", unackedEvents, "completion events unacknowledged");
             closed = true;
-            published = -1;
+            unusable = true;
             context.cqs--;
             if (channel != null) {
                 channel.forget(this);
@@ -386,6 +374,6 @@ public final class EmulatedCq extends Resource implements CqEx {
 
     @Override
     public String toString() {
-        return "Cq[" + count + "/" + ring.length + (overrun ? ", overrun" : "") + "]";
+        return "Cq[" + ring.pending() + "/" + ring.capacity() + (overrun ? ", overrun" : "") + "]";
     }
 }
