@@ -43,6 +43,11 @@ public final class EmulatedCq extends Resource implements CqEx {
     private final ReentrantLock pollLock = new ReentrantLock();
     /** The fields asked for at ibv_create_cq_ex (none for ibv_create_cq). */
     private final Set<CreateCqWcFlag> wcFlags;
+    /**
+     * Whether completions carry the time they were made: only when asked for, since on a threaded
+     * fabric reading the clock was 7% of the event loop's time (bench/RESULTS.md, issue 17).
+     */
+    private final boolean stamped;
     /** ibv_start_poll … ibv_end_poll: the index (0: the oldest pending) of the current completion, -1 when not polling. */
     private int pollCursor = -1;
     private WorkCompletion current;
@@ -66,6 +71,7 @@ public final class EmulatedCq extends Resource implements CqEx {
         this.channel = channel;
         this.ring = new CompletionRing(capacity);
         this.wcFlags = wcFlags;
+        this.stamped = wcFlags.contains(CreateCqWcFlag.COMPLETION_TIMESTAMP);
     }
 
     @Override
@@ -84,7 +90,7 @@ public final class EmulatedCq extends Resource implements CqEx {
         if (closed || overrun) {
             return false;
         }
-        if (!ring.offer(completion, rnic.clock.nanoTime())) {
+        if (!ring.offer(completion, stamped ? rnic.clock.nanoTime() : 0)) {
             context.raise(AsyncEvent.of(AsyncEventType.CQ_ERR, this));
             if (!rnic.model.has(Quirk.POLL_AFTER_CQ_OVERRUN_SUCCEEDS)) {
                 overrun = true; // from now on poll is EINVAL
