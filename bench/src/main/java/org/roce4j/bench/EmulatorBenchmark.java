@@ -17,6 +17,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.roce4j.verbs.Mtu;
 import org.roce4j.verbs.RecvWr;
 import org.roce4j.verbs.SendWr;
+import org.roce4j.verbs.WorkCompletion;
 import org.roce4j.verbs.WrOpcode;
 
 /**
@@ -30,12 +31,16 @@ import org.roce4j.verbs.WrOpcode;
  *   <li>{@code send64}: RC SEND message rate, 64-byte messages, 16 in flight (target ≥ 1.5 M/s), on
  *       the deterministic fabric and on the threaded one (its event loop moves the frames while the
  *       benchmark thread posts and polls).</li>
+ *   <li>{@code sendStream64}: the same messages with 16 always in flight, one posted for every send
+ *       completion and a receive reposted for every receive completion — how perftest's
+ *       {@code ib_send_bw} measures a message rate (its {@code tx_depth} kept outstanding). {@code send64}
+ *       waits for all 16 before it posts again, so each batch also pays one message's latency.</li>
  *   <li>{@code pingPong64}: a 64-byte SEND there and one back, sample mode for the median
  *       round-trip time (target median ≤ 3 µs deterministic; threaded ≤ 5 µs one way).</li>
  * </ul>
  */
 public class EmulatorBenchmark {
-    private static final int BATCH = 16;
+    static final int BATCH = 16;
 
     @State(Scope.Thread)
     public static class Write {
@@ -112,6 +117,75 @@ public class EmulatorBenchmark {
             pair.qpA.postSend(state.send);
         }
         return pair.await(pair.cqA, BATCH) + pair.await(pair.cqB, BATCH);
+    }
+
+    @State(Scope.Thread)
+    public static class SendStream {
+        @Param({"deterministic", "threaded"})
+        String fabric;
+        EmulatedRcPair pair;
+        final SendWr send = new SendWr();
+        /** Twice the sends in flight, each reposted when its completion is polled: no send waits for a receive (RNR). */
+        final RecvWr[] receives = new RecvWr[2 * BATCH];
+        /** {@code upTo[k]} has k slots: a poll never takes more send completions than the invocation still counts. */
+        final WorkCompletion[][] upTo = new WorkCompletion[BATCH + 1][];
+        final WorkCompletion[] received = new WorkCompletion[2 * BATCH];
+
+        @Setup(Level.Trial)
+        public void setUp() throws Exception {
+            pair = new EmulatedRcPair(EmulatedRcPair.fabric(fabric), 64L * 2 * BATCH, 2 * BATCH, Mtu.MTU_1024);
+            send.wrId(1).opcode(WrOpcode.SEND).signaled(true).sge(pair.mrA, 0, 64);
+            for (int k = 0; k <= BATCH; k++) {
+                upTo[k] = new WorkCompletion[k];
+            }
+            for (int i = 0; i < receives.length; i++) {
+                receives[i] = RecvWr.of(i, pair.mrB, 64L * i, 64);
+                pair.qpB.postRecv(receives[i]);
+            }
+            for (int i = 0; i < BATCH; i++) {
+                pair.qpA.postSend(send);
+            }
+        }
+
+        @TearDown(Level.Trial)
+        public void tearDown() {
+            pair.close();
+        }
+
+        /** Reposts the receive of every receive completion waiting at B. */
+        void repostReceives() {
+            int n = pair.cqB.poll(received);
+            for (int i = 0; i < n; i++) {
+                requireSuccess(received[i]);
+                pair.qpB.postRecv(receives[(int) received[i].wrId()]);
+            }
+        }
+    }
+
+    private static void requireSuccess(WorkCompletion completion) {
+        if (!completion.isSuccess()) {
+            throw new IllegalStateException("benchmark completion failed: " + completion);
+        }
+    }
+
+    @Benchmark
+    @BenchmarkMode(Mode.Throughput)
+    @OutputTimeUnit(TimeUnit.SECONDS)
+    @OperationsPerInvocation(BATCH)
+    public int sendStream64(SendStream state) {
+        EmulatedRcPair pair = state.pair;
+        int completed = 0;
+        while (completed < BATCH) {
+            WorkCompletion[] polled = state.upTo[BATCH - completed];
+            int n = pair.cqA.poll(polled);
+            for (int i = 0; i < n; i++) {
+                requireSuccess(polled[i]);
+                pair.qpA.postSend(state.send);
+            }
+            completed += n;
+            state.repostReceives();
+        }
+        return completed;
     }
 
     @State(Scope.Thread)

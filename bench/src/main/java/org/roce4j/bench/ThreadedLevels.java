@@ -5,8 +5,9 @@ import java.util.Arrays;
 /**
  * Why the threaded fabric's round trip has two levels (issue 17): alternates, window by window, a
  * probe of what moving one cache line between two threads costs on this machine right now (a
- * volatile ping-pong between two spinning threads) with {@link EmulatorBenchmark#pingPong64} on the
- * threaded fabric, and prints both per window and the fabric's medians grouped by the probe's level.
+ * volatile ping-pong between two spinning threads) with {@link EmulatorBenchmark#pingPong64},
+ * {@link EmulatorBenchmark#send64} and {@link EmulatorBenchmark#sendStream64} on the threaded fabric,
+ * and prints all four per window and the fabric's medians grouped by the probe's level.
  * Not a JMH benchmark: JMH cannot interleave two measurements by the window, and the level changes
  * every few seconds. {@code bench/run-threaded-levels [WINDOWS [SPLIT_NS]]}.
  */
@@ -60,16 +61,24 @@ public final class ThreadedLevels {
         EmulatorBenchmark.PingPong state = new EmulatorBenchmark.PingPong();
         state.fabric = "threaded";
         state.setUp();
+        EmulatorBenchmark.Send sendState = new EmulatorBenchmark.Send();
+        sendState.fabric = "threaded";
+        sendState.setUp();
+        EmulatorBenchmark.SendStream streamState = new EmulatorBenchmark.SendStream();
+        streamState.fabric = "threaded";
+        streamState.setUp();
         EmulatorBenchmark benchmark = new EmulatorBenchmark();
         for (int i = 0; i < 200_000; i++) {
             benchmark.pingPong64(state); // warm-up: compiled before the first window
+            benchmark.send64(sendState);
+            benchmark.sendStream64(streamState);
         }
         long[] roundTrips = new long[2_000_000];
-        double[] near = new double[windows];
-        double[] far = new double[windows];
-        int nearCount = 0;
-        int farCount = 0;
-        System.out.println("window  probe round trip (ns)  fabric pingPong64 median (us)  round trips");
+        double[][] medians = new double[2][windows]; // [near, far][window]
+        double[][] rates = new double[2][windows];
+        double[][] streamRates = new double[2][windows];
+        int[] counts = new int[2];
+        System.out.println("window  probe round trip (ns)  fabric pingPong64 median (us)  round trips  send64 (M msg/s)  sendStream64 (M msg/s)");
         for (int w = 0; w < windows; w++) {
             double probe = probeRoundTripNanos();
             int n = 0;
@@ -81,28 +90,46 @@ public final class ThreadedLevels {
             }
             Arrays.sort(roundTrips, 0, n);
             double median = roundTrips[n / 2] / 1000.0;
-            System.out.printf("%6d  %21.0f  %29.2f  %11d%n", w, probe, median, n);
-            if (probe < splitNanos) {
-                near[nearCount++] = median;
-            } else {
-                far[farCount++] = median;
-            }
+            double rate = sendRate(() -> benchmark.send64(sendState));
+            double streamRate = sendRate(() -> benchmark.sendStream64(streamState));
+            System.out.printf("%6d  %21.0f  %29.2f  %11d  %16.2f  %22.2f%n", w, probe, median, n, rate, streamRate);
+            int level = probe < splitNanos ? 0 : 1;
+            medians[level][counts[level]] = median;
+            rates[level][counts[level]] = rate;
+            streamRates[level][counts[level]++] = streamRate;
         }
         state.tearDown();
-        System.out.printf("probe < %.0f ns: %d windows, fabric median of medians %s%n", splitNanos, nearCount,
-                medianOf(near, nearCount));
-        System.out.printf("probe >= %.0f ns: %d windows, fabric median of medians %s%n", splitNanos, farCount,
-                medianOf(far, farCount));
+        sendState.tearDown();
+        streamState.tearDown();
+        String[] names = {String.format("probe < %.0f ns", splitNanos), String.format("probe >= %.0f ns", splitNanos)};
+        for (int level = 0; level < 2; level++) {
+            System.out.printf("%s: %d windows, fabric median of medians %s, send64 median %s, sendStream64 median %s%n",
+                    names[level], counts[level], medianOf(medians[level], counts[level], "us"),
+                    medianOf(rates[level], counts[level], "M msg/s"),
+                    medianOf(streamRates[level], counts[level], "M msg/s"));
+        }
         System.exit(0); // the fabric's loop thread is a daemon, but do not wait for it
     }
 
-    private static String medianOf(double[] values, int count) {
+    /** One window of a benchmark method that completes {@link EmulatorBenchmark#BATCH} messages: millions per second. */
+    private static double sendRate(Runnable batch) {
+        long start = System.nanoTime();
+        long end = start + WINDOW_NANOS;
+        long messages = 0;
+        while (System.nanoTime() < end) {
+            batch.run();
+            messages += EmulatorBenchmark.BATCH;
+        }
+        return messages * 1e3 / (System.nanoTime() - start);
+    }
+
+    private static String medianOf(double[] values, int count, String unit) {
         if (count == 0) {
             return "-";
         }
         double[] sorted = Arrays.copyOf(values, count);
         Arrays.sort(sorted);
-        return String.format("%.2f us (quartiles %.2f-%.2f)", sorted[count / 2], sorted[count / 4],
+        return String.format("%.2f %s (quartiles %.2f-%.2f)", sorted[count / 2], unit, sorted[count / 4],
                 sorted[(3 * count) / 4]);
     }
 }
