@@ -72,6 +72,42 @@ class CompletionQueueTest {
     }
 
     @Test
+    @DisplayName("ibv_start_poll/next_poll/end_poll: end_poll consumes what was read and no more; "
+            + "an empty CQ is ENOENT; end_poll outside a poll is EINVAL; another thread polls what is left")
+    void extendedPollConsumesWhatWasRead() throws Exception {
+        try (TwoNodes nodes = new TwoNodes(Fabric.threaded())) {
+            CqEx cq = nodes.a.context.createCqEx(CqInitAttrEx.of(8, CreateCqWcFlag.STANDARD));
+            Qp qa = nodes.a.pd.createQp(QpInitAttr.of(QpType.RC, cq, QpCap.of(4, 4)));
+            Qp qb = nodes.b.createQp(QpType.RC, 4);
+            TwoNodes.connect(qa, qb.qpNum(), nodes.b.gid(), 1, 2, Mtu.MTU_1024);
+            TwoNodes.connect(qb, qa.qpNum(), nodes.a.gid(), 2, 1, Mtu.MTU_1024);
+            writes(qa, nodes, 4);
+            while (((EmulatedCq) cq).size() < 4) {
+                Thread.onSpinWait();
+            }
+
+            assertThat(cq.startPoll()).isZero();
+            assertThat(cq.wrId()).isEqualTo(1);
+            assertThat(cq.nextPoll()).isZero();
+            assertThat(cq.wrId()).isEqualTo(2);
+            cq.endPoll();
+            assertThatThrownBy(cq::endPoll).isInstanceOfSatisfying(VerbsException.class,
+                    e -> assertThat(e.errno()).isEqualTo(Errno.EINVAL));
+            assertThat(cq.startPoll()).isZero();
+            assertThat(cq.wrId()).as("the two read before were consumed").isEqualTo(3);
+            cq.endPoll();
+
+            FutureTask<List<WorkCompletion>> poll = new FutureTask<>(() -> cq.poll(8));
+            Thread.ofPlatform().start(poll);
+            assertThat(poll.get(10, TimeUnit.SECONDS)).extracting(WorkCompletion::wrId).containsExactly(4L);
+            assertThat(cq.startPoll()).isEqualTo(Errno.ENOENT.number());
+            qa.close();
+            qb.close();
+            cq.close();
+        }
+    }
+
+    @Test
     @DisplayName("a CQ created with COMPLETION_TIMESTAMP stamps each completion with the fabric's clock")
     void completionsCarryTheFabricsTime() {
         try (TwoNodes nodes = new TwoNodes()) {
