@@ -77,29 +77,38 @@ class CompletionQueueTest {
     void extendedPollConsumesWhatWasRead() throws Exception {
         try (TwoNodes nodes = new TwoNodes(Fabric.threaded())) {
             CqEx cq = nodes.a.context.createCqEx(CqInitAttrEx.of(8, CreateCqWcFlag.STANDARD));
-            Qp qa = nodes.a.pd.createQp(QpInitAttr.of(QpType.RC, cq, QpCap.of(4, 4)));
+            Qp qa = nodes.a.pd.createQp(QpInitAttr.of(QpType.RC, cq, QpCap.of(8, 8)));
             Qp qb = nodes.b.createQp(QpType.RC, 4);
             TwoNodes.connect(qa, qb.qpNum(), nodes.b.gid(), 1, 2, Mtu.MTU_1024);
             TwoNodes.connect(qb, qa.qpNum(), nodes.a.gid(), 2, 1, Mtu.MTU_1024);
-            writes(qa, nodes, 4);
-            while (((EmulatedCq) cq).size() < 4) {
+            writes(qa, nodes, 5);
+            while (((EmulatedCq) cq).size() < 5) {
                 Thread.onSpinWait();
             }
 
             assertThat(cq.startPoll()).isZero();
             assertThat(cq.wrId()).isEqualTo(1);
+            assertThatThrownBy(cq::startPoll).as("a poll is under way").isInstanceOfSatisfying(VerbsException.class,
+                    e -> assertThat(e.errno()).isEqualTo(Errno.EINVAL));
             assertThat(cq.nextPoll()).isZero();
             assertThat(cq.wrId()).isEqualTo(2);
             cq.endPoll();
             assertThatThrownBy(cq::endPoll).isInstanceOfSatisfying(VerbsException.class,
                     e -> assertThat(e.errno()).isEqualTo(Errno.EINVAL));
-            assertThat(cq.startPoll()).isZero();
-            assertThat(cq.wrId()).as("the two read before were consumed").isEqualTo(3);
-            cq.endPoll();
-
-            FutureTask<List<WorkCompletion>> poll = new FutureTask<>(() -> cq.poll(8));
+            assertThatThrownBy(cq::nextPoll).isInstanceOfSatisfying(VerbsException.class,
+                    e -> assertThat(e.errno()).isEqualTo(Errno.EINVAL));
+            FutureTask<List<WorkCompletion>> poll = new FutureTask<>(() -> cq.poll(1));
             Thread.ofPlatform().start(poll);
-            assertThat(poll.get(10, TimeUnit.SECONDS)).extracting(WorkCompletion::wrId).containsExactly(4L);
+            assertThat(poll.get(10, TimeUnit.SECONDS)).extracting(WorkCompletion::wrId)
+                    .as("the two read before were consumed").containsExactly(3L);
+
+            assertThat(cq.startPoll()).isZero();
+            assertThat(cq.wrId()).isEqualTo(4);
+            assertThat(cq.nextPoll()).isZero();
+            assertThat(cq.wrId()).isEqualTo(5);
+            assertThat(cq.nextPoll()).isEqualTo(Errno.ENOENT.number());
+            assertThat(cq.nextPoll()).as("still the end, not past it").isEqualTo(Errno.ENOENT.number());
+            cq.endPoll();
             assertThat(cq.startPoll()).isEqualTo(Errno.ENOENT.number());
             qa.close();
             qb.close();
@@ -120,9 +129,8 @@ class CompletionQueueTest {
             TwoNodes.connect(qb, qa.qpNum(), nodes.a.gid(), 2, 1, Mtu.MTU_1024);
             long posted = nodes.now();
             writes(qa, nodes, 1);
-            nodes.fabric.runUntilIdle();
 
-            assertThat(cq.startPoll()).isZero();
+            assertThat(cq.startPoll()).as("it runs the deterministic fabric first").isZero();
             assertThat(cq.readCompletionTs()).as("after the WRITE and its ACK crossed the link")
                     .isGreaterThan(posted).isLessThanOrEqualTo(nodes.now());
             cq.endPoll();
