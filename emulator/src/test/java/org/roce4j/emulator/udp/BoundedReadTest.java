@@ -113,8 +113,11 @@ class BoundedReadTest {
             UdpSide.assertSameBytes(requester.memory, 0, responder.memory, 0, LENGTH);
             assertThat(responderLink.transmitQueueDrops()).as("responder's transmit-queue drops").isZero();
             assertThat(requesterLink.transmitQueueDrops()).as("requester's transmit-queue drops").isZero();
+            // At most the bound. Whether the queue ever holds a frame after a turn depends on the pace of
+            // Netty's loop against the RNIC's (a CI run saw 0 with the loop draining every turn at once), so
+            // no lower bound: the transmit-queue drops and the direct memory below say the pacing held.
             assertThat(peak).as("the responder's peak READ frames queued in the link")
-                    .isPositive().isLessThanOrEqualTo(READ_QUEUE_HIGH);
+                    .isBetween(0L, (long) READ_QUEUE_HIGH);
             assertThat(responsesSent).as("responses sent: every one once, plus what the retries asked again")
                     .isGreaterThanOrEqualTo(RESPONSES);
             // Before: the responder built every response at once and the pool behind the transmit queue
