@@ -123,13 +123,18 @@ final class EmulatedRcPair implements AutoCloseable {
         while (got < n) {
             int polled = cq.poll(completions);
             for (int i = 0; i < polled; i++) {
-                if (!completions[i].isSuccess()) {
-                    throw new IllegalStateException("benchmark completion failed: " + completions[i]);
-                }
+                requireSuccess(completions[i]);
             }
             got += polled;
         }
         return got;
+    }
+
+    /** Fails the benchmark loudly on an error completion. */
+    static void requireSuccess(WorkCompletion completion) {
+        if (!completion.isSuccess()) {
+            throw new IllegalStateException("benchmark completion failed: " + completion);
+        }
     }
 
     @Override

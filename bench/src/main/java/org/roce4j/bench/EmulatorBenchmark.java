@@ -156,15 +156,9 @@ public class EmulatorBenchmark {
         void repostReceives() {
             int n = pair.cqB.poll(received);
             for (int i = 0; i < n; i++) {
-                requireSuccess(received[i]);
+                EmulatedRcPair.requireSuccess(received[i]);
                 pair.qpB.postRecv(receives[(int) received[i].wrId()]);
             }
-        }
-    }
-
-    private static void requireSuccess(WorkCompletion completion) {
-        if (!completion.isSuccess()) {
-            throw new IllegalStateException("benchmark completion failed: " + completion);
         }
     }
 
@@ -179,7 +173,7 @@ public class EmulatorBenchmark {
             WorkCompletion[] polled = state.upTo[BATCH - completed];
             int n = pair.cqA.poll(polled);
             for (int i = 0; i < n; i++) {
-                requireSuccess(polled[i]);
+                EmulatedRcPair.requireSuccess(polled[i]);
                 pair.qpA.postSend(state.send);
             }
             completed += n;
