@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.function.ToIntBiFunction;
 
@@ -109,6 +110,9 @@ public final class Rnic implements Agent, FrameReceiver {
     /** The node's management agent on QP 1, or null: QP 1's packets are then dropped as to an unknown QP. */
     private GsiReceiver gsi;
     private final ArrayDeque<EmulatedQp> runQueue = new ArrayDeque<>();
+    /** QPs posted to without the fabric lock (a threaded fabric's {@code ibv_post_send}), answered by the duty cycle. */
+    private final Doorbells<EmulatedQp> doorbells = new Doorbells<>();
+    private static final Consumer<EmulatedQp> ANSWER_DOORBELL = EmulatedQp::doorbellRang;
     private final QpTimers<EmulatedQp> timers = new QpTimers<>();
     /** QPs whose READ responses wait for room in the link's transmit queue. */
     private final List<EmulatedQp> waitingForLinkRoom = new ArrayList<>();
@@ -246,6 +250,17 @@ public final class Rnic implements Agent, FrameReceiver {
         }
     }
 
+    /**
+     * After a post without the fabric lock published its WQEs: the next duty cycle flushes or sends them
+     * ({@link EmulatedQp#doorbellRang}). Only the ring that put the QP on the doorbells runs or wakes the loop;
+     * a QP rung already is answered by the cycle its first ring asked for.
+     */
+    public void ringDoorbell(EmulatedQp qp) {
+        if (doorbells.ring(qp.doorbell)) {
+            sendPosted();
+        }
+    }
+
     /** After an API call gave the RNIC work: the threaded event loop should look soon. */
     public void wakeUp() {
         fabric.wakeUp();
@@ -360,7 +375,7 @@ public final class Rnic implements Agent, FrameReceiver {
     }
 
     private int dutyCycle(long nowNanos) {
-        int work = 0;
+        int work = doorbells.answer(ANSWER_DOORBELL);
         for (int i = 0, due = timers.takeDue(nowNanos); i < due; i++) {
             timers.due(i).onTimer(nowNanos); // re-registers the QP if a timer is still armed
             work++;
@@ -375,7 +390,8 @@ public final class Rnic implements Agent, FrameReceiver {
 
     @Override
     public long nextDeadlineNanos() {
-        return runQueue.isEmpty() ? timers.earliest() : Math.min(clock.nanoTime(), timers.earliest());
+        return runQueue.isEmpty() && !doorbells.pending()
+                ? timers.earliest() : Math.min(clock.nanoTime(), timers.earliest());
     }
 
     @Override

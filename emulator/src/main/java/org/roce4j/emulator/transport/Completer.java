@@ -450,12 +450,13 @@ public final class Completer {
             } else if (wqe.state == WqeState.ERROR) {
                 sq.retired++;
                 qp.completeSend(wqe, wqe.status);
-                qp.enterError();
+                qp.enterError(); // releases what it flushed, this WQE with it
                 return;
             } else {
                 break;
             }
         }
+        sq.release(); // the completions above are written: their slots go back to the posters
         qp.requester.checkDrained();
     }
 }

@@ -96,9 +96,9 @@ public final class Requester {
         drainReported = false;
     }
 
-    /** The send queue was flushed: nothing remains to send. */
-    public void flushed() {
-        next = sq.posted;
+    /** The send queue was flushed up to {@code end} (what was posted when the flush began): nothing remains to send. */
+    public void flushed(long end) {
+        next = end;
         packetIndex = 0;
         window.readAtomicInFlight = 0;
     }

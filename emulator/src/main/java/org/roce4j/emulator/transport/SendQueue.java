@@ -18,6 +18,14 @@ import org.roce4j.verbs.spi.RegisteredMemory;
  * ({@link SgeCopy#put}) and inline data in one byte array, so posting copies fields and allocates nothing. Three counters run
  * through it: {@link #posted} (producer), the requester's position, and {@link #retired} (what the
  * completer has completed, the consumer).
+ *
+ * <p>Posters and the RNIC share it as rdma-core's rxe provider shares its mmapped send queue with the kernel
+ * ({@code rxe_post_send} writes the WQE under {@code sq.lock} and advances the producer index): a post takes this
+ * queue's monitor, never the fabric lock; it writes the slot at {@link #posted} and then publishes it by the
+ * volatile write of {@code posted}. The RNIC (under the fabric lock) owns every slot in
+ * {@code [retired, posted)} and hands slots back by {@link #release}, after it has read the WQEs it retired: a
+ * poster reuses only a released slot. Whatever empties the queue behind a poster's back — RESET
+ * ({@link #clear}), a QP's destruction — holds the monitor as well (the fabric lock first, then this).
  */
 public final class SendQueue {
     public final int capacity;
@@ -36,8 +44,12 @@ public final class SendQueue {
      * WRITE, which the extended QP's builder hands over as the WQE's own data (rxe: {@code dma.atomic_wr}).
      */
     private final int inlineSlot;
-    public long posted;
+    /** The producer index: written by posters under this queue's monitor, read by the RNIC without it. */
+    public volatile long posted;
+    /** The consumer index: the RNIC's alone (under the fabric lock); posters read {@link #released}. */
     public long retired;
+    /** {@link #retired} as the RNIC last published it ({@link #release}): the slots posters may fill again. */
+    private volatile long released;
     /**
      * The sequence number that takes slot 0: moved to {@link #posted} whenever a WQE is posted to an empty queue
      * (see {@link #fill}).
@@ -81,12 +93,21 @@ public final class SendQueue {
         return inlineData;
     }
 
-    int outstanding() {
-        return (int) (posted - retired);
+    /** {@return how many WQEs a poster can still post} */
+    public int room() {
+        return capacity - (int) (posted - released);
     }
 
     public boolean isFull() {
-        return posted - retired >= capacity;
+        return room() <= 0;
+    }
+
+    /**
+     * The RNIC is done with every WQE below {@link #retired} (their completions are written): their slots go
+     * back to the posters. Called once a retirement or a flush has read the WQEs, never between.
+     */
+    public void release() {
+        released = retired;
     }
 
     /**
@@ -105,7 +126,7 @@ public final class SendQueue {
         if (wqe.inline && !copyInline(wr.sgList(), inlineBase(sequence), inlineSources)) {
             return -1;
         }
-        posted++;
+        posted = sequence + 1; // publishes the slot
         return sequence;
     }
 
@@ -129,12 +150,12 @@ public final class SendQueue {
             wqe.length = inlineLength;
             System.arraycopy(inline, inlineAt, inlineData, inlineBase(posted), inlineLength);
         }
-        posted++;
+        posted++; // publishes the slot (a volatile write)
     }
 
     private SendWqe fill(SendWr wr, NetworkPath udPath) {
         long sequence = posted;
-        if (posted == retired) {
+        if (posted == released) {
             // Nothing outstanding holds a slot: the WQE takes slot 0 again. A QP with one WR at a time then
             // reuses one WQE's cache lines instead of walking the ring, which at thousands of QPs makes every
             // post miss the cache (issue 17's scale benchmark). Nothing outside the queue sees a slot.
@@ -216,8 +237,9 @@ public final class SendQueue {
         bind.access = AccessFlag.bits(info.mwAccessFlags());
     }
 
-    /** Drops every WQE (RESET, or a QP being destroyed). */
+    /** Drops every WQE (RESET, or a QP being destroyed); the caller holds this queue's monitor. */
     public void clear() {
         retired = posted;
+        release();
     }
 }

@@ -3,6 +3,7 @@ package org.roce4j.emulator.verbs;
 import org.roce4j.emulator.Quirk;
 import org.roce4j.emulator.RnicCounter;
 import org.roce4j.emulator.transport.SendWqe;
+import org.roce4j.emulator.node.Doorbells;
 import org.roce4j.emulator.node.NetworkPath;
 import org.roce4j.emulator.node.QpTimers;
 import org.roce4j.emulator.node.Rnic;
@@ -83,6 +84,8 @@ public final class EmulatedQp extends Resource implements Qp, QpTimers.Member {
     public final Requester requester;
     public final Completer completer;
     public final Responder responder;
+    /** Rung by a post without the fabric lock ({@link #postSend}); answered by {@link #doorbellRang}. */
+    public final Doorbells.Doorbell<EmulatedQp> doorbell = new Doorbells.Doorbell<>(this);
     /** Set while the QP waits on the RNIC's run queue. */
     public boolean scheduled;
     /** Whether the next duty cycle runs the requester: set by {@link Rnic#schedule}, not by {@link Rnic#scheduleResponder}. */
@@ -90,7 +93,8 @@ public final class EmulatedQp extends Resource implements Qp, QpTimers.Member {
     /** The QP's place among its RNIC's armed timers ({@link QpTimers}), -1 while none is armed. */
     private int timerSlot = -1;
 
-    public QpState state = QpState.RESET;
+    /** Volatile: a post reads it without the fabric lock ({@link #postSend}). */
+    public volatile QpState state = QpState.RESET;
     int pkeyIndex;
     int portNum = DeviceLimits.PORT;
     public int qkey;
@@ -315,12 +319,14 @@ public final class EmulatedQp extends Resource implements Qp, QpTimers.Member {
 
     /** RESET (IBTA 10.3.1): queues emptied without completions, the datapath forgets everything. */
     private void reset() {
-        state = QpState.RESET;
-        sq.clear();
+        synchronized (sq) { // no post lands between the check of the state and the emptied queue
+            state = QpState.RESET;
+            sq.clear();
+            requester.reset();
+        }
         if (rq != null) {
             rq.clear();
         }
-        requester.reset();
         completer.reset();
         responder.reset();
         rnic.timerChanged(this);
@@ -346,13 +352,19 @@ public final class EmulatedQp extends Resource implements Qp, QpTimers.Member {
         }
     }
 
+    /**
+     * Flushes what was posted when it began; a WQE posted meanwhile (without the fabric lock) rings the
+     * doorbell, and the duty cycle that answers it flushes that one ({@link #sendQueueGrew}).
+     */
     private void flushSendQueue() {
-        while (sq.retired != sq.posted) {
+        long end = sq.posted;
+        while (sq.retired != end) {
             SendWqe wqe = sq.at(sq.retired);
             sq.retired++;
             completeSend(wqe, WcStatus.WR_FLUSH_ERR);
         }
-        requester.flushed();
+        sq.release();
+        requester.flushed(end);
     }
 
     private void flushReceiveQueue() {
@@ -387,26 +399,66 @@ public final class EmulatedQp extends Resource implements Qp, QpTimers.Member {
 
     // ---- posting ---------------------------------------------------------------------------
 
+    /**
+     * {@code ibv_post_send}. On a threaded fabric the post takes the send queue's own monitor and not the fabric
+     * lock, and rings the RNIC's doorbell (rdma-core's rxe provider: {@code rxe_post_send} writes the mmapped
+     * queue under {@code sq.lock} and then rings the kernel): an application thread does not wait for the
+     * event loop's duty cycle to post (bench/RESULTS.md, "posting without the fabric lock"). On a deterministic
+     * fabric it runs under the fabric lock and schedules the requester at once, in the order it always did.
+     */
     @Override
     public void postSend(SendWr wr) {
         Objects.requireNonNull(wr, "wr");
-        rnic.run(EmulatedQp::postOneSend, this, wr); // a static reference: no allocation per post
-        rnic.sendPosted();
+        if (rnic.isDeterministic()) {
+            rnic.run(EmulatedQp::postOneSendLocked, this, wr); // a static reference: no allocation per post
+        } else {
+            try {
+                postSendOne(wr, 0);
+            } finally {
+                rnic.ringDoorbell(this);
+            }
+        }
     }
 
-    private static void postOneSend(EmulatedQp qp, SendWr wr) {
+    private static void postOneSendLocked(EmulatedQp qp, SendWr wr) {
         qp.postSendOne(wr, 0);
+        qp.sendQueueGrew();
     }
 
     @Override
     public void postSend(List<SendWr> wrs) {
         Objects.requireNonNull(wrs, "wrs");
-        rnic.run(() -> {
-            for (int i = 0; i < wrs.size(); i++) {
-                postSendOne(wrs.get(i), i);
+        if (rnic.isDeterministic()) {
+            rnic.run(() -> {
+                try {
+                    postSendList(wrs);
+                } finally {
+                    sendQueueGrew(); // the WRs before a bad one are posted (libibverbs' bad_wr)
+                }
+            });
+        } else {
+            try {
+                postSendList(wrs);
+            } finally {
+                rnic.ringDoorbell(this);
             }
-        });
-        rnic.sendPosted();
+        }
+    }
+
+    private void postSendList(List<SendWr> wrs) {
+        for (int i = 0; i < wrs.size(); i++) {
+            postSendOne(wrs.get(i), i);
+        }
+    }
+
+    /**
+     * The RNIC answers a doorbell (in its duty cycle, under the fabric lock): what was posted since is flushed
+     * or sent. A QP destroyed since has nothing to answer.
+     */
+    public void doorbellRang() {
+        if (!closed) {
+            sendQueueGrew();
+        }
     }
 
     /**
@@ -430,12 +482,20 @@ public final class EmulatedQp extends Resource implements Qp, QpTimers.Member {
                 .bindMw(mw, Mw.incRkey(mw.rkey()), bind.bindInfo());
         rnic.run(() -> {
             postSendOne(wr, 0);
+            sendQueueGrew();
             ((EmulatedMw) mw).rkey = wr.bindRkey(); // "user has to undo this if he gets an error wc"
         });
         rnic.sendPosted();
     }
 
+    /** Checks and queues one WR under the send queue's monitor; the caller schedules the requester or rings. */
     private void postSendOne(SendWr wr, int index) {
+        synchronized (sq) {
+            queueSend(wr, index);
+        }
+    }
+
+    private void queueSend(SendWr wr, int index) {
         String problem = WorkRequestChecks.sendProblem(this, wr);
         if (problem != null) {
             throw new BadWorkRequestException(Errno.EINVAL, index, wr.wrId(), "ibv_post_send: " + problem);
@@ -449,7 +509,6 @@ public final class EmulatedQp extends Resource implements Qp, QpTimers.Member {
             throw new BadWorkRequestException(Errno.EINVAL, index, wr.wrId(), "ibv_post_send: the INLINE data's "
                     + "memory was closed, or is confined to another thread, and cannot be read");
         }
-        sendQueueGrew();
     }
 
     /** WQEs were posted: in ERR or SQE they are flushed at once (IBTA 10.8.3.1), otherwise the requester runs. */
@@ -687,8 +746,10 @@ public final class EmulatedQp extends Resource implements Qp, QpTimers.Member {
             if (state == QpState.RTR || state == QpState.RTS || state == QpState.SQD) {
                 responder.flushPendingAck();
             }
-            closed = true;
-            state = QpState.RESET;
+            synchronized (sq) { // a post either lands before this or finds the QP closed
+                closed = true;
+                state = QpState.RESET;
+            }
             rnic.releaseQpn(qpn);
             sendCq.users--;
             recvCq.users--;

@@ -304,12 +304,23 @@ final class EmulatedQpEx extends ForwardingQp implements QpEx {
 
     /** On the RNIC: every request of the batch, or none (EINVAL, ENOSPC: the send queue has no room for them all). */
     private static int postBatch(EmulatedQp qp, EmulatedQpEx builder) {
+        synchronized (qp.sq) { // as ibv_post_send: the send queue's monitor orders it among other posters
+            int errno = queueBatch(qp, builder);
+            if (errno != 0) {
+                return errno;
+            }
+        }
+        qp.sendQueueGrew();
+        return 0;
+    }
+
+    private static int queueBatch(EmulatedQp qp, EmulatedQpEx builder) {
         for (int i = 0; i < builder.count; i++) {
             if (WorkRequestChecks.builtProblem(qp, builder.batch[i]) != null) {
                 return Errno.EINVAL.number();
             }
         }
-        if (qp.sq.capacity - (qp.sq.posted - qp.sq.retired) < builder.count) {
+        if (qp.sq.room() < builder.count) {
             return Errno.ENOSPC.number(); // providers/rxe/rxe_queue.h check_qp_queue_full
         }
         for (int i = 0; i < builder.count; i++) {
@@ -318,7 +329,6 @@ final class EmulatedQpEx extends ForwardingQp implements QpEx {
             qp.sq.postBuilt(wr, udPath, builder.inline, i * builder.inlineSlot, builder.inlineLength[i],
                     builder.lengthAsSet[i], builder.feth[i]);
         }
-        qp.sendQueueGrew();
         return 0;
     }
 

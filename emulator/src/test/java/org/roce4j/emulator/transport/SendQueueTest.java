@@ -41,6 +41,7 @@ class SendQueueTest {
         long first = queue.post(write(1, 2), null, null);
         SendWqe slotZero = queue.at(first);
         queue.retired++;
+        queue.release();
 
         long second = queue.post(write(2, 1), null, null);
 
@@ -57,6 +58,7 @@ class SendQueueTest {
             queue.post(write(id, id % 2 + 1), null, null);
         }
         queue.retired += 2; // sequence 2 stays outstanding: the queue is not empty, so no slot moves
+        queue.release();
         for (int id = 4; id <= 6; id++) { // slots 3, 0, 1
             queue.post(write(id, id % 2 + 1), null, null);
         }
@@ -68,6 +70,22 @@ class SendQueueTest {
         assertThat(queue.at(2)).isNotSameAs(queue.at(3)).isNotSameAs(queue.at(4)).isNotSameAs(queue.at(5));
         assertThat(queue.at(3)).isNotSameAs(queue.at(4)).isNotSameAs(queue.at(5));
         assertThat(queue.at(4)).isNotSameAs(queue.at(5));
+    }
+
+    @Test
+    void aRetiredSlotIsNotPostedToAgainUntilTheRnicReleasesIt() {
+        SendQueue queue = new SendQueue(2, 1, 0);
+        long first = queue.post(write(1, 1), null, null);
+        queue.post(write(2, 1), null, null);
+        queue.retired += 2; // the completer is still reading the two WQEs: their completions are not written yet
+
+        assertThat(queue.isFull()).as("a poster on another thread must not overwrite them").isTrue();
+        assertThat(queue.room()).isZero();
+
+        queue.release();
+        assertThat(queue.room()).isEqualTo(2);
+        long third = queue.post(write(3, 1), null, null);
+        assertThat(queue.at(third)).as("the released queue was empty: slot 0 again").isSameAs(queue.at(first));
     }
 
     @Test
