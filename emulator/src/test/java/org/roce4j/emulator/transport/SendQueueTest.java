@@ -89,6 +89,17 @@ class SendQueueTest {
     }
 
     @Test
+    void aClearedQueueHasRoomForAllItsSlotsAtOnce() {
+        SendQueue queue = new SendQueue(2, 1, 0);
+        queue.post(write(1, 1), null, null);
+        queue.post(write(2, 1), null, null);
+
+        queue.clear(); // RESET: no completion reads the two WQEs
+
+        assertThat(queue.room()).isEqualTo(2);
+    }
+
+    @Test
     void inlineSendsOutstandingTogetherKeepTheirOwnBytesGatheredFromEverySge() {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment memory = arena.allocate(64);
