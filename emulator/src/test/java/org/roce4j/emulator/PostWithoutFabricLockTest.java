@@ -109,6 +109,32 @@ class PostWithoutFabricLockTest {
         }
     }
 
+    @Test
+    @DisplayName("an application that counts its completions, as perftest does with tx_depth and CQ moderation, never finds the send queue full")
+    void aPolledCompletionPromisesItsRoom() {
+        try (TwoNodes nodes = new TwoNodes(Fabric.threaded())) {
+            Qp requester = nodes.rcPair(Mtu.MTU_1024, rtr -> { }, rts -> { }, rtr -> { }, rts -> { })[0];
+            int depth = 64; // rcPair's queues
+            int moderation = 8; // every 8th WR signaled: its completion frees it and the 7 before it
+            long posted = 0;
+            long completed = 0;
+            WorkCompletion[] batch = new WorkCompletion[16];
+            while (completed < 100_000) {
+                while (posted - completed < depth) {
+                    boolean signaled = (posted + 1) % moderation == 0;
+                    requester.postSend(SendWr.rdmaWrite(posted, nodes.a.mr, 0, 8, nodes.b.mr.address(),
+                            nodes.b.mr.rkey()).signaled(signaled)); // ENOMEM here fails the test
+                    posted++;
+                }
+                int n = nodes.a.cq.poll(batch);
+                for (int i = 0; i < n; i++) {
+                    assertThat(batch[i].status()).isEqualTo(WcStatus.SUCCESS);
+                    completed += moderation;
+                }
+            }
+        }
+    }
+
     /** What the poller does after each completion, given how many it has seen. */
     private interface OnCompletion {
         void seen(int count);

@@ -445,7 +445,8 @@ class PerftestTest {
 
     record Pair(Result server, Result client, byte[] clientSent, byte[] serverSent) {
         void assertSucceeded() {
-            assertThat(server.exit()).as("server: " + server.err() + server.out()).isZero();
+            assertThat(server.exit()).as("server: " + server.err() + server.out()
+                    + "\nclient: " + client.err() + client.out()).isZero(); // a server's failure is often its client's
             assertThat(client.exit()).as("client: " + client.err() + client.out()).isZero();
         }
     }

@@ -23,8 +23,8 @@ import org.roce4j.verbs.spi.RegisteredMemory;
  * ({@code rxe_post_send} writes the WQE under {@code sq.lock} and advances the producer index): a post takes this
  * queue's monitor, never the fabric lock; it writes the slot at {@link #posted} and then publishes it by the
  * volatile write of {@code posted}. The RNIC (under the fabric lock) owns every slot in
- * {@code [retired, posted)} and hands slots back by {@link #release}, after it has read the WQEs it retired: a
- * poster reuses only a released slot. Whatever empties the queue behind a poster's back — RESET
+ * {@code [retired, posted)} and hands slots back by {@link #release}, after it has read the WQEs it retired and
+ * before their completions can be polled: a poster reuses only a released slot. Whatever empties the queue behind a poster's back — RESET
  * ({@link #clear}), a QP's destruction — holds the monitor as well (the fabric lock first, then this).
  */
 public final class SendQueue {
@@ -103,8 +103,9 @@ public final class SendQueue {
     }
 
     /**
-     * The RNIC is done with every WQE below {@link #retired} (their completions are written): their slots go
-     * back to the posters. Called once a retirement or a flush has read the WQEs, never between.
+     * The RNIC is done reading every WQE below {@link #retired}: their slots go back to the posters. Called after
+     * a retired WQE's completion is made and before the CQ shows it (a polled completion promises its room), and
+     * at the end of a retirement or a flush; never between {@code retired++} and the read of that WQE.
      */
     public void release() {
         released = retired;

@@ -591,6 +591,11 @@ public final class EmulatedQp extends Resource implements Qp, QpTimers.Member {
         int byteLen = (int) wqe.length;
         WorkCompletion wc = new WorkCompletion(wqe.wrId, status, wqe.opcode.completionOpcode(), 0, byteLen,
                 0, 0, qpn, 0, 0, 0, 0, 0, 0);
+        // The WQE is read: its slot, and every slot before it, go back to the posters before the completion is
+        // seen. An application that counts its completions (perftest's tx_depth) posts again as soon as it
+        // polls this one, and must find the room the completion promises (libibverbs: a polled completion
+        // frees its WQE and all before it).
+        sq.release();
         if (!sendCq.add(wc, false) && state != QpState.ERR) {
             enterError();
         }
