@@ -7,7 +7,6 @@ import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -45,14 +44,7 @@ class PostWithoutFabricLockTest {
     void postDoesNotWaitForTheFabricLock() throws Exception {
         try (TwoNodes nodes = new TwoNodes(Fabric.threaded())) {
             Qp[] pair = nodes.connectedPair(QpType.RC, Mtu.MTU_1024);
-            CountDownLatch held = new CountDownLatch(1);
-            CountDownLatch release = new CountDownLatch(1);
-            Thread holder = Thread.ofPlatform().start(() -> nodes.fabric.locked(() -> {
-                held.countDown();
-                awaitQuietly(release);
-            }));
-            try {
-                held.await();
+            try (FabricLockHeld _ = FabricLockHeld.by(nodes.fabric)) {
                 FutureTask<Void> post = new FutureTask<>(() -> {
                     pair[0].postSend(SendWr.rdmaWrite(1, nodes.a.mr, 0, 8, nodes.b.mr.address(), nodes.b.mr.rkey()));
                     return null;
@@ -60,9 +52,6 @@ class PostWithoutFabricLockTest {
                 Thread.ofPlatform().start(post);
                 post.get(10, TimeUnit.SECONDS);
                 assertThat(nodes.a.cq.poll(1)).as("nothing is sent while the lock is held").isEmpty();
-            } finally {
-                release.countDown();
-                holder.join();
             }
             assertThat(pollUntil(nodes, 1)).extracting(WorkCompletion::status).containsExactly(WcStatus.SUCCESS);
         }
@@ -219,13 +208,5 @@ class PostWithoutFabricLockTest {
             }
         }
         return all;
-    }
-
-    private static void awaitQuietly(CountDownLatch latch) {
-        try {
-            latch.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 }

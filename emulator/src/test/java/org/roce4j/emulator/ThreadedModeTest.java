@@ -6,7 +6,6 @@ import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 
@@ -69,30 +68,12 @@ class ThreadedModeTest {
             while (((EmulatedCq) nodes.a.cq).size() == 0) {
                 Thread.onSpinWait();
             }
-            CountDownLatch held = new CountDownLatch(1);
-            CountDownLatch release = new CountDownLatch(1);
-            Thread holder = Thread.ofPlatform().start(() -> nodes.fabric.locked(() -> {
-                held.countDown();
-                awaitQuietly(release);
-            }));
-            try {
-                held.await();
+            try (FabricLockHeld _ = FabricLockHeld.by(nodes.fabric)) {
                 FutureTask<List<WorkCompletion>> poll = new FutureTask<>(() -> nodes.a.cq.poll(4));
                 Thread.ofPlatform().start(poll);
                 assertThat(poll.get(10, TimeUnit.SECONDS)).extracting(WorkCompletion::status)
                         .containsExactly(WcStatus.SUCCESS);
-            } finally {
-                release.countDown();
-                holder.join();
             }
-        }
-    }
-
-    private static void awaitQuietly(CountDownLatch latch) {
-        try {
-            latch.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 
