@@ -456,7 +456,7 @@ public final class Completer {
                 break;
             }
         }
-        sq.release(); // the completions above are written: their slots go back to the posters
+        sq.release(); // the unsignaled WQEs retired above, whose slots no completion has handed back
         qp.requester.checkDrained();
     }
 }

@@ -24,8 +24,9 @@ import org.roce4j.verbs.spi.RegisteredMemory;
  * queue's monitor, never the fabric lock; it writes the slot at {@link #posted} and then publishes it by the
  * volatile write of {@code posted}. The RNIC (under the fabric lock) owns every slot in
  * {@code [retired, posted)} and hands slots back by {@link #release}, after it has read the WQEs it retired and
- * before their completions can be polled: a poster reuses only a released slot. Whatever empties the queue behind a poster's back — RESET
- * ({@link #clear}), a QP's destruction — holds the monitor as well (the fabric lock first, then this).
+ * before their completions can be polled: a poster reuses only a released slot. Whatever empties the queue
+ * behind a poster's back — RESET ({@link #clear}), a QP's destruction — holds the monitor as well (the fabric
+ * lock first, then this).
  */
 public final class SendQueue {
     public final int capacity;
