@@ -32,7 +32,7 @@ import org.roce4j.verbs.WorkCompletion;
  * rxe's provider writes its mmapped queue and rings the kernel: posts from many threads, and posts racing the QP's
  * move to the error state, each still end in exactly one completion, in the order each thread posted.
  */
-@Timeout(60)
+@Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // a spinning poll fails, not hangs
 class PostWithoutFabricLockTest {
 
     private static final int THREADS = 4;

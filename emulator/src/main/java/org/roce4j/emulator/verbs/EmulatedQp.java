@@ -317,15 +317,22 @@ public final class EmulatedQp extends Resource implements Qp, QpTimers.Member {
         }
     }
 
+    /** What a post to the QP's own receive queue holds: the queue; the send queue's for a QP on an SRQ (none). */
+    private Object receiveQueueMonitor() {
+        return rq != null ? rq : sq;
+    }
+
     /** RESET (IBTA 10.3.1): queues emptied without completions, the datapath forgets everything. */
     private void reset() {
-        synchronized (sq) { // no post lands between the check of the state and the emptied queue
-            state = QpState.RESET;
-            sq.clear();
-            requester.reset();
-        }
-        if (rq != null) {
-            rq.clear();
+        synchronized (sq) { // no post lands between the check of the state and the emptied queues
+            synchronized (receiveQueueMonitor()) {
+                state = QpState.RESET;
+                sq.clear();
+                requester.reset();
+                if (rq != null) {
+                    rq.clear();
+                }
+            }
         }
         completer.reset();
         responder.reset();
@@ -520,24 +527,61 @@ public final class EmulatedQp extends Resource implements Qp, QpTimers.Member {
         }
     }
 
+    /**
+     * {@code ibv_post_recv}. On a threaded fabric a post to the QP's own receive queue takes that queue's monitor
+     * and not the fabric lock, as rdma-core's rxe provider writes the mmapped queue under {@code rq.lock} and
+     * tells the kernel nothing (the responder reads the queue when a SEND arrives): a receive reposted for every
+     * message does not wait for the event loop's duty cycle (bench/RESULTS.md, "receives posted without the
+     * fabric lock"). Only a post to a QP in ERR takes the lock, to flush. On a deterministic fabric, and for a
+     * QP on an SRQ (which refuses it), it runs under the fabric lock.
+     */
     @Override
     public void postRecv(RecvWr wr) {
         Objects.requireNonNull(wr, "wr");
-        rnic.run(EmulatedQp::postOneReceive, this, wr); // a static reference: no allocation per post
+        if (rnic.isDeterministic() || rq == null) {
+            rnic.run(EmulatedQp::postOneReceiveLocked, this, wr); // a static reference: no allocation per post
+        } else {
+            try {
+                synchronized (rq) {
+                    postRecvOne(wr, 0);
+                }
+            } finally {
+                flushReceivesPostedInErrorWithoutLock();
+            }
+        }
     }
 
-    private static void postOneReceive(EmulatedQp qp, RecvWr wr) {
+    private static void postOneReceiveLocked(EmulatedQp qp, RecvWr wr) {
         qp.postRecvOne(wr, 0);
+        qp.flushReceivesPostedInError();
     }
 
     @Override
     public void postRecv(List<RecvWr> wrs) {
         Objects.requireNonNull(wrs, "wrs");
-        rnic.run(() -> {
-            for (int i = 0; i < wrs.size(); i++) {
-                postRecvOne(wrs.get(i), i);
+        if (rnic.isDeterministic() || rq == null) {
+            rnic.run(() -> {
+                try {
+                    postRecvList(wrs);
+                } finally {
+                    flushReceivesPostedInError(); // the WRs before a bad one are posted (libibverbs' bad_wr)
+                }
+            });
+        } else {
+            try {
+                synchronized (rq) {
+                    postRecvList(wrs);
+                }
+            } finally {
+                flushReceivesPostedInErrorWithoutLock();
             }
-        });
+        }
+    }
+
+    private void postRecvList(List<RecvWr> wrs) {
+        for (int i = 0; i < wrs.size(); i++) {
+            postRecvOne(wrs.get(i), i);
+        }
     }
 
     private void postRecvOne(RecvWr wr, int index) {
@@ -550,6 +594,24 @@ public final class EmulatedQp extends Resource implements Qp, QpTimers.Member {
                     "ibv_post_recv: the receive queue is full (" + rq.capacity + " WQEs)");
         }
         rq.post(wr);
+    }
+
+    /**
+     * After a post without the fabric lock. The post published its WQE before it reads the state, and
+     * {@link #enterError} sets the state before it flushes: one of the two sees the other (both volatile), so a
+     * WQE posted while the QP enters ERR is flushed by one of them and never left behind.
+     */
+    private void flushReceivesPostedInErrorWithoutLock() {
+        if (state == QpState.ERR) {
+            rnic.run(this::flushReceivesPostedInError);
+        }
+    }
+
+    /**
+     * A receive posted in ERR completes WR_FLUSH_ERR at once (IBTA 10.8.3.1; rxe's responder flushes its
+     * queue in ERR), except on a device whose {@link Quirk#RECEIVES_POSTED_IN_ERROR_ARE_NOT_FLUSHED}.
+     */
+    private void flushReceivesPostedInError() {
         if (state == QpState.ERR && !rnic.model.has(Quirk.RECEIVES_POSTED_IN_ERROR_ARE_NOT_FLUSHED)) {
             flushReceiveQueue();
         }
@@ -752,8 +814,10 @@ public final class EmulatedQp extends Resource implements Qp, QpTimers.Member {
                 responder.flushPendingAck();
             }
             synchronized (sq) { // a post either lands before this or finds the QP closed
-                closed = true;
-                state = QpState.RESET;
+                synchronized (receiveQueueMonitor()) {
+                    closed = true;
+                    state = QpState.RESET;
+                }
             }
             rnic.releaseQpn(qpn);
             sendCq.users--;
