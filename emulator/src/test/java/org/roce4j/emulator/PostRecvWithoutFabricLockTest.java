@@ -1,8 +1,10 @@
 package org.roce4j.emulator;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.lang.foreign.ValueLayout;
+import java.util.List;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -132,6 +134,28 @@ class PostRecvWithoutFabricLockTest {
             poster.join();
             assertThat(failure.get()).isNull();
             assertThat(nodes.b.cq.poll(1)).isEmpty();
+        }
+    }
+
+    @Test
+    @DisplayName("a list of receives with a bad one posts those before it and no other (libibverbs' bad_wr)")
+    void aListStopsAtItsBadReceive() {
+        try (TwoNodes nodes = new TwoNodes(Fabric.threaded())) {
+            Qp responder = nodes.rcPair(Mtu.MTU_1024, rtr -> { }, rts -> { }, rtr -> { }, rts -> { })[1];
+            RecvWr tooManySges = new RecvWr().wrId(2);
+            for (int i = 0; i < 5; i++) { // the QP takes 4
+                tooManySges.sge(nodes.b.mr, 8L * i, 8);
+            }
+            List<RecvWr> list = List.of(RecvWr.of(1, nodes.b.mr, 0, 8), tooManySges, RecvWr.of(3, nodes.b.mr, 0, 8));
+
+            assertThatThrownBy(() -> responder.postRecv(list)).isInstanceOfSatisfying(BadWorkRequestException.class,
+                    e -> assertThat(e.index()).isEqualTo(1));
+            responder.modify(new QpAttr().qpState(QpState.ERR));
+
+            WorkCompletion flushed = pollUntilOpcode(nodes.b, WcOpcode.RECV);
+            assertThat(flushed.wrId()).isEqualTo(1);
+            assertThat(flushed.status()).isEqualTo(WcStatus.WR_FLUSH_ERR);
+            assertThat(nodes.b.cq.poll(1)).as("only the receive before the bad one was posted").isEmpty();
         }
     }
 

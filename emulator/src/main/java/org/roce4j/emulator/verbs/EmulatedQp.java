@@ -435,19 +435,28 @@ public final class EmulatedQp extends Resource implements Qp, QpTimers.Member {
     @Override
     public void postSend(List<SendWr> wrs) {
         Objects.requireNonNull(wrs, "wrs");
-        if (rnic.isDeterministic()) {
+        postList(rnic.isDeterministic(), () -> postSendList(wrs), this::sendQueueGrew, () -> rnic.ringDoorbell(this));
+    }
+
+    /**
+     * A list post: under the fabric lock when {@code locked}, then {@code thenLocked} inside it; otherwise without
+     * it, then {@code thenUnlocked}. Each follows a post that failed part-way too: the WRs before a bad one are
+     * posted (libibverbs' bad_wr).
+     */
+    private void postList(boolean locked, Runnable post, Runnable thenLocked, Runnable thenUnlocked) {
+        if (locked) {
             rnic.run(() -> {
                 try {
-                    postSendList(wrs);
+                    post.run();
                 } finally {
-                    sendQueueGrew(); // the WRs before a bad one are posted (libibverbs' bad_wr)
+                    thenLocked.run();
                 }
             });
         } else {
             try {
-                postSendList(wrs);
+                post.run();
             } finally {
-                rnic.ringDoorbell(this);
+                thenUnlocked.run();
             }
         }
     }
@@ -559,28 +568,16 @@ public final class EmulatedQp extends Resource implements Qp, QpTimers.Member {
     @Override
     public void postRecv(List<RecvWr> wrs) {
         Objects.requireNonNull(wrs, "wrs");
-        if (rnic.isDeterministic() || rq == null) {
-            rnic.run(() -> {
-                try {
-                    postRecvList(wrs);
-                } finally {
-                    flushReceivesPostedInError(); // the WRs before a bad one are posted (libibverbs' bad_wr)
-                }
-            });
-        } else {
-            try {
-                synchronized (rq) {
-                    postRecvList(wrs);
-                }
-            } finally {
-                flushReceivesPostedInErrorWithoutLock();
-            }
-        }
+        postList(rnic.isDeterministic() || rq == null, () -> postRecvList(wrs), this::flushReceivesPostedInError,
+                this::flushReceivesPostedInErrorWithoutLock);
     }
 
+    /** Under the receive queue's monitor, which a post without the fabric lock needs (see {@link #postRecv(RecvWr)}). */
     private void postRecvList(List<RecvWr> wrs) {
-        for (int i = 0; i < wrs.size(); i++) {
-            postRecvOne(wrs.get(i), i);
+        synchronized (receiveQueueMonitor()) {
+            for (int i = 0; i < wrs.size(); i++) {
+                postRecvOne(wrs.get(i), i);
+            }
         }
     }
 
