@@ -374,11 +374,15 @@ public final class EmulatedQp extends Resource implements Qp, QpTimers.Member {
         requester.flushed(end);
     }
 
+    /**
+     * Flushes what was posted when it began, as {@link #flushSendQueue}: a receive posted meanwhile (without the
+     * fabric lock) is flushed by its poster, which sees ERR ({@link #flushReceivesPostedInErrorWithoutLock}).
+     */
     private void flushReceiveQueue() {
         if (rq == null) {
             return;
         }
-        while (rq.count() > 0) {
+        for (int waiting = rq.count(); waiting > 0; waiting--) {
             long wrId = rq.removeHead();
             completeReceive(wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, 0, 0, 0, false);
         }
