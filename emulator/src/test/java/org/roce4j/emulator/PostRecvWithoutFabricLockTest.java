@@ -13,6 +13,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.roce4j.emulator.fabric.Fabric;
 import org.roce4j.verbs.BadWorkRequestException;
 import org.roce4j.verbs.Errno;
@@ -137,10 +139,11 @@ class PostRecvWithoutFabricLockTest {
         }
     }
 
-    @Test
+    @ParameterizedTest(name = "{0} fabric")
+    @ValueSource(strings = {"threaded", "deterministic"})
     @DisplayName("a list of receives with a bad one posts those before it and no other (libibverbs' bad_wr)")
-    void aListStopsAtItsBadReceive() {
-        try (TwoNodes nodes = new TwoNodes(Fabric.threaded())) {
+    void aListStopsAtItsBadReceive(String fabric) {
+        try (TwoNodes nodes = new TwoNodes(fabric(fabric))) {
             Qp responder = nodes.rcPair(Mtu.MTU_1024, rtr -> { }, rts -> { }, rtr -> { }, rts -> { })[1];
             RecvWr tooManySges = new RecvWr().wrId(2);
             for (int i = 0; i < 5; i++) { // the QP takes 4
@@ -157,6 +160,31 @@ class PostRecvWithoutFabricLockTest {
             assertThat(flushed.status()).isEqualTo(WcStatus.WR_FLUSH_ERR);
             assertThat(nodes.b.cq.poll(1)).as("only the receive before the bad one was posted").isEmpty();
         }
+    }
+
+    @ParameterizedTest(name = "{0} fabric")
+    @ValueSource(strings = {"threaded", "deterministic"})
+    @DisplayName("RESET empties the receive queue without completions (IBTA 10.3.1): a later move to ERR flushes nothing")
+    void resetEmptiesTheReceiveQueue(String fabric) {
+        try (TwoNodes nodes = new TwoNodes(fabric(fabric))) {
+            Qp responder = nodes.rcPair(Mtu.MTU_1024, rtr -> { }, rts -> { }, rtr -> { }, rts -> { })[1];
+            for (int i = 0; i < 3; i++) {
+                responder.postRecv(RecvWr.of(i, nodes.b.mr, 0, 8));
+            }
+            responder.modify(new QpAttr().qpState(QpState.RESET));
+            assertThat(nodes.b.cq.poll(1)).as("RESET completes nothing").isEmpty();
+            TwoNodes.BRING_UP.init(responder);
+            responder.postRecv(RecvWr.of(9, nodes.b.mr, 0, 8));
+            responder.modify(new QpAttr().qpState(QpState.ERR));
+
+            WorkCompletion flushed = pollUntilOpcode(nodes.b, WcOpcode.RECV);
+            assertThat(flushed.wrId()).as("only the receive posted after RESET").isEqualTo(9);
+            assertThat(nodes.b.cq.poll(1)).isEmpty();
+        }
+    }
+
+    private static Fabric fabric(String kind) {
+        return kind.equals("threaded") ? Fabric.threaded() : Fabric.deterministic();
     }
 
     private static long countSendsAndCheck(int n, WorkCompletion[] batch) {
