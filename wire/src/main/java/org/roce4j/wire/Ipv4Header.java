@@ -12,6 +12,8 @@ import java.net.UnknownHostException;
 public record Ipv4Header(int trafficClass, int identification, boolean dontFragment, int ttl,
                          Inet4Address source, Inet4Address destination) implements IpHeader {
     static final int LENGTH = 20;
+    /** Version 4, header length 5 words: no options. */
+    private static final int VERSION_AND_IHL = 0x45;
     /** Where the source address starts; the destination follows it. */
     static final int SOURCE_OFFSET = 12;
     static final int PROTOCOL_UDP = 17;
@@ -53,16 +55,35 @@ public record Ipv4Header(int trafficClass, int identification, boolean dontFragm
     /** Writes the header, addresses from the first 4 bytes of each array, and its checksum. */
     static void write(byte[] b, int off, int trafficClass, int identification, boolean dontFragment, int ttl,
                       byte[] source, byte[] destination, int payloadLength) {
-        Bytes.u8(b, off, 0x45);
+        int totalLength = LENGTH + payloadLength;
+        int flags = dontFragment ? DONT_FRAGMENT : 0;
+        int sourceAddress = Bytes.i32(source, 0);
+        int destinationAddress = Bytes.i32(destination, 0);
+        Bytes.u8(b, off, VERSION_AND_IHL);
         Bytes.u8(b, off + 1, trafficClass);
-        Bytes.u16(b, off + 2, LENGTH + payloadLength);
+        Bytes.u16(b, off + 2, totalLength);
         Bytes.u16(b, off + IDENTIFICATION_OFFSET, identification);
-        Bytes.u16(b, off + 6, dontFragment ? DONT_FRAGMENT : 0);
+        Bytes.u16(b, off + 6, flags);
         Bytes.u8(b, off + 8, ttl);
         Bytes.u8(b, off + 9, PROTOCOL_UDP);
-        System.arraycopy(source, 0, b, off + 12, 4);
-        System.arraycopy(destination, 0, b, off + 16, 4);
-        fillChecksum(b, off);
+        Bytes.u16(b, off + CHECKSUM_OFFSET, checksumOf(trafficClass, totalLength, identification, flags, ttl,
+                sourceAddress, destinationAddress));
+        Bytes.i32(b, off + SOURCE_OFFSET, sourceAddress);
+        Bytes.i32(b, off + SOURCE_OFFSET + 4, destinationAddress);
+    }
+
+    /**
+     * The checksum of the header {@link #write} writes, from its fields' values: the same RFC 1071 sum as
+     * {@link #checksum}, without reading back the bytes just stored (a 4-byte load over smaller stores still
+     * in flight cannot take their values and waits for them: a stall per frame on every frame sent).
+     */
+    static int checksumOf(int trafficClass, int totalLength, int identification, int flags, int ttl,
+                          int sourceAddress, int destinationAddress) {
+        long sum = (VERSION_AND_IHL << 8 | trafficClass) + totalLength + identification + flags
+                + (ttl << 8 | PROTOCOL_UDP)
+                + (sourceAddress >>> 16) + (sourceAddress & 0xFFFF)
+                + (destinationAddress >>> 16) + (destinationAddress & 0xFFFF);
+        return fold(sum);
     }
 
     /**
@@ -103,7 +124,11 @@ public record Ipv4Header(int trafficClass, int identification, boolean dontFragm
         for (int i = 0; i < LENGTH; i += 4) {
             sum += Bytes.i32(b, off + i) & 0xFFFF_FFFFL;
         }
-        sum = (sum & 0xFFFF_FFFFL) + (sum >>> 32);
+        return fold((sum & 0xFFFF_FFFFL) + (sum >>> 32));
+    }
+
+    /** RFC 1071: a sum's carries folded back into its low 16 bits, complemented. */
+    private static int fold(long sum) {
         while ((sum >>> 16) != 0) {
             sum = (sum & 0xFFFF) + (sum >>> 16);
         }

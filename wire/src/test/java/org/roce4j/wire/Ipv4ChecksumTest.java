@@ -36,6 +36,27 @@ class Ipv4ChecksumTest {
         assertThat(Ipv4Header.checksum(header, 0)).isZero();
     }
 
+    @Test
+    void aWrittenHeaderCarriesTheChecksumOfItsOwnBytes() {
+        // write() sums the fields' values instead of reading its bytes back: they must agree for every header.
+        qt().withExamples(5000).forAll(SourceDSL.integers().all(), SourceDSL.integers().all(), SourceDSL.integers().all(),
+                SourceDSL.integers().between(0, 0xFFFF - Ipv4Header.LENGTH)).checkAssert((fields, from, to, payload) -> {
+            int tos = fields >>> 24;
+            int ttl = fields >>> 16 & 0xFF;
+            int id = fields & 0xFFFF;
+            byte[] source = java.nio.ByteBuffer.allocate(4).putInt(from).array();
+            byte[] destination = java.nio.ByteBuffer.allocate(4).putInt(to).array();
+            byte[] buffer = new byte[Ipv4Header.LENGTH + 3];
+            Ipv4Header.write(buffer, 3, tos, id, (id & 1) == 0, ttl, source, destination, payload);
+            byte[] checksumZeroed = buffer.clone();
+            checksumZeroed[3 + 10] = 0;
+            checksumZeroed[3 + 11] = 0;
+            assertThat(((buffer[3 + 10] & 0xFF) << 8) | buffer[3 + 11] & 0xFF)
+                    .isEqualTo(sixteenBitWordChecksum(checksumZeroed, 3));
+            assertThat(Ipv4Header.checksum(buffer, 3)).isZero();
+        });
+    }
+
     /** RFC 1071 §4.1's loop, 16 bits at a time. */
     private static int sixteenBitWordChecksum(byte[] b, int off) {
         int sum = 0;
