@@ -38,7 +38,12 @@ final class AttachedPort implements FabricPort {
 
     @Override
     public byte[] transmitHandingOver(byte[] frame, int length) {
-        return fabric.transmitHandingOver(frame, length);
+        return fabric.transmitHandingOver(frame, length, null);
+    }
+
+    @Override
+    public byte[] transmitHandingOver(byte[] frame, int length, PayloadReference payload) {
+        return fabric.transmitHandingOver(frame, length, payload);
     }
 
     @Override

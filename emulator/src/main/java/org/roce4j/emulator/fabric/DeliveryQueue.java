@@ -27,6 +27,11 @@ final class DeliveryQueue {
     private List<?>[] faults;
     /** Per slot: whether the frame is as its sender built it ({@link FabricPort#transmitUnchanged}). */
     private boolean[] unchanged;
+    /** Per slot: the memory its payload is still in ({@link PayloadReference}), or null when the frame holds it. */
+    private PayloadReference.Source[] payloadSource;
+    private long[] payloadSourceOffset;
+    private int[] payloadFrameOffset;
+    private int[] payloadLength;
     /** Slot numbers, heap-ordered by (time, sequence). */
     private int[] heap;
     private int heapSize;
@@ -49,6 +54,10 @@ final class DeliveryQueue {
         destination = new AttachedPort[capacity];
         faults = new List<?>[capacity];
         unchanged = new boolean[capacity];
+        payloadSource = new PayloadReference.Source[capacity];
+        payloadSourceOffset = new long[capacity];
+        payloadFrameOffset = new int[capacity];
+        payloadLength = new int[capacity];
         heap = new int[capacity];
         inOrder = new int[capacity];
         freeSlots = new int[capacity];
@@ -56,16 +65,23 @@ final class DeliveryQueue {
 
     /** Queues a frame, held in {@code frame[0 .. frameLength)}, for {@code deliveryNanos}. */
     void add(long deliveryNanos, byte[] frame, int frameLength, AttachedPort to) {
-        add(deliveryNanos, frame, frameLength, to, null, false);
+        add(deliveryNanos, frame, frameLength, to, null, false, null);
     }
 
     /**
      * Queues a frame with what the fault injector did to it ({@code faultNotes}, for the tap; may be null)
-     * and whether it is as its sender built it ({@code asBuilt}).
+     * and whether it is as its sender built it ({@code asBuilt}); {@code payload}, when not null, says where its
+     * payload still is (its fields are copied: the caller may reuse it).
      */
     void add(long deliveryNanos, byte[] frame, int frameLength, AttachedPort to, List<String> faultNotes,
-             boolean asBuilt) {
+             boolean asBuilt, PayloadReference payload) {
         int slot = allocateSlot();
+        if (payload != null) {
+            payloadSource[slot] = payload.source();
+            payloadSourceOffset[slot] = payload.sourceOffset();
+            payloadFrameOffset[slot] = payload.frameOffset();
+            payloadLength[slot] = payload.length();
+        }
         faults[slot] = faultNotes;
         unchanged[slot] = asBuilt;
         time[slot] = deliveryNanos;
@@ -151,6 +167,16 @@ final class DeliveryQueue {
         return unchanged[slot];
     }
 
+    /** {@return the memory the frame's payload is still in, or null when the frame holds it} */
+    PayloadReference.Source payloadSource(int slot) {
+        return payloadSource[slot];
+    }
+
+    /** {@return {@code into}, pointed at the payload of the frame in {@code slot}, which {@link #payloadSource} has} */
+    PayloadReference payload(int slot, PayloadReference into) {
+        return into.set(payloadSource[slot], payloadSourceOffset[slot], payloadFrameOffset[slot], payloadLength[slot]);
+    }
+
     /** {@return what the fault injector did to the frame, as queued; empty when nothing or nobody asked} */
     @SuppressWarnings("unchecked") // only add() stores here, and only List<String>
     List<String> faultNotes(int slot) {
@@ -163,6 +189,7 @@ final class DeliveryQueue {
         buffer[slot] = null;
         destination[slot] = null;
         faults[slot] = null;
+        payloadSource[slot] = null;
         freeSlots[freeSlotCount++] = slot;
     }
 
@@ -185,6 +212,10 @@ final class DeliveryQueue {
         destination = Arrays.copyOf(destination, capacity);
         faults = Arrays.copyOf(faults, capacity);
         unchanged = Arrays.copyOf(unchanged, capacity);
+        payloadSource = Arrays.copyOf(payloadSource, capacity);
+        payloadSourceOffset = Arrays.copyOf(payloadSourceOffset, capacity);
+        payloadFrameOffset = Arrays.copyOf(payloadFrameOffset, capacity);
+        payloadLength = Arrays.copyOf(payloadLength, capacity);
         heap = Arrays.copyOf(heap, capacity);
         int[] unwrapped = new int[capacity];
         for (int i = 0; i < inOrderSize; i++) {

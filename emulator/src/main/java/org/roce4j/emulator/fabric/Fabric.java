@@ -382,12 +382,12 @@ public final class Fabric implements AutoCloseable {
 
     // ---- package-private: the ports and the event loop -----------------------------------
 
-    /** What {@link FabricPort#transmitHandingOver} comes to. */
-    byte[] transmitHandingOver(byte[] frame, int length) {
+    /** What {@link FabricPort#transmitHandingOver} comes to; {@code payload} null when the frame holds its own. */
+    byte[] transmitHandingOver(byte[] frame, int length, PayloadReference payload) {
         byte[] next;
         lock.lock();
         try {
-            next = frameSwitch.routeHandingOver(frame, length, departureNanos(), linkDelayNanos);
+            next = frameSwitch.routeHandingOver(frame, length, departureNanos(), linkDelayNanos, payload);
         } finally {
             lock.unlock();
         }

@@ -53,6 +53,16 @@ public interface FabricPort {
         return frame;
     }
 
+    /**
+     * Sends {@code frame[0 .. length)} as {@link #transmitHandingOver(byte[], int)} does, its payload still
+     * in the sender's memory ({@link PayloadReference}): only when {@link #needsIcrc()} said false under the
+     * same hold of the fabric lock. A port that cannot carry the reference copies the payload in first.
+     */
+    default byte[] transmitHandingOver(byte[] frame, int length, PayloadReference payload) {
+        payload.copyInto(frame, 0);
+        return transmitHandingOver(frame, length);
+    }
+
     /** {@return the fabric's clock} */
     Clock clock();
 }

@@ -31,4 +31,14 @@ public interface FrameReceiver {
     default void onUnchangedFrame(byte[] frame, int offset, int length, long nowNanos) {
         onFrame(frame, offset, length, nowNanos);
     }
+
+    /**
+     * An unchanged frame whose payload is still in its sender's memory ({@link PayloadReference}, valid
+     * during this call only). This default copies the payload into the frame and goes on as
+     * {@link #onUnchangedFrame(byte[], int, int, long)}; an RNIC places it from where it is.
+     */
+    default void onUnchangedFrame(byte[] frame, int offset, int length, long nowNanos, PayloadReference payload) {
+        payload.copyInto(frame, offset);
+        onUnchangedFrame(frame, offset, length, nowNanos);
+    }
 }

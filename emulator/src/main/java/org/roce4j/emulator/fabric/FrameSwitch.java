@@ -45,6 +45,8 @@ final class FrameSwitch {
     private final List<AttachedPort> portsInOrder = new ArrayList<>();
     private final DeliveryQueue queue = new DeliveryQueue(64);
     private final FramePool pool = new FramePool();
+    /** Filled for each delivery of a frame sent by reference ({@link PayloadReference}: reused, allocates nothing). */
+    private final PayloadReference delivering = new PayloadReference();
     private FrameFilter filter = FrameFilter.PASS_ALL;
     /** Attached ports whose receivers take no frame without its ICRC. */
     private int portsNeedingIcrc;
@@ -109,23 +111,25 @@ final class FrameSwitch {
      *                  with no filter installed it reaches its receiver so
      */
     void route(byte[] frame, int offset, int length, long nowNanos, long linkDelayNanos, boolean unchanged) {
-        route(frame, offset, length, nowNanos, linkDelayNanos, unchanged, false);
+        route(frame, offset, length, nowNanos, linkDelayNanos, unchanged, false, null);
     }
 
     /**
      * Routes {@code frame[0 .. length)} as {@link #route} does, keeping the array itself in the queue when
      * the frame goes to one port and is long enough ({@link #HAND_OVER_MIN_LENGTH}).
      *
+     * @param payload where the payload still is, or null when the frame holds it ({@link PayloadReference})
      * @return the array the sender builds its next frame in: {@code frame} if it was copied, else a pooled one
      */
-    byte[] routeHandingOver(byte[] frame, int length, long nowNanos, long linkDelayNanos) {
-        boolean kept = route(frame, 0, length, nowNanos, linkDelayNanos, true, length >= HAND_OVER_MIN_LENGTH);
+    byte[] routeHandingOver(byte[] frame, int length, long nowNanos, long linkDelayNanos, PayloadReference payload) {
+        boolean kept = route(frame, 0, length, nowNanos, linkDelayNanos, true, length >= HAND_OVER_MIN_LENGTH,
+                payload);
         return kept ? pool.take(Fabric.MAX_FRAME_LENGTH) : frame;
     }
 
     /** @return whether the switch kept {@code frame} itself (only if {@code mayKeep}) */
     private boolean route(byte[] frame, int offset, int length, long nowNanos, long linkDelayNanos,
-                          boolean unchanged, boolean mayKeep) {
+                          boolean unchanged, boolean mayKeep, PayloadReference payload) {
         transmitted++;
         if (closed) {
             droppedClosed++;
@@ -136,6 +140,10 @@ final class FrameSwitch {
             droppedMalformed++;
             return false;
         }
+        if (payload != null && needsIcrc()) {
+            payload.copyInto(frame, offset); // a reader on the way needs the bytes (the sender checked: not reached)
+            payload = null;
+        }
         List<String> marks = tap == null ? List.of() : retransmissions.onSent(frame, offset, length);
         long destinationMac = mac(frame, offset);
         if (isMulticast(destinationMac)) {
@@ -143,10 +151,13 @@ final class FrameSwitch {
             // the IP stack of a host that is a member of the group loops its own multicast back
             // (IP_MULTICAST_LOOP): each node then keeps what its attached QPs want.
             long sourceMac = mac(frame, offset + 6);
+            if (payload != null) {
+                payload.copyInto(frame, offset); // RC and UC, the only ones sent by reference, never multicast
+            }
             for (int i = 0; i < portsInOrder.size(); i++) {
                 AttachedPort port = portsInOrder.get(i);
                 forward(frame, offset, length, nowNanos, linkDelayNanos, port, port.mac().value() != sourceMac, marks,
-                        unchanged, false);
+                        unchanged, false, null);
             }
             return false;
         }
@@ -156,7 +167,7 @@ final class FrameSwitch {
             capture(frame, offset, length, nowNanos, RetransmissionMarks.join(marks, NO_PORT));
             return false;
         }
-        forward(frame, offset, length, nowNanos, linkDelayNanos, destination, true, marks, unchanged, mayKeep);
+        forward(frame, offset, length, nowNanos, linkDelayNanos, destination, true, marks, unchanged, mayKeep, payload);
         return mayKeep;
     }
 
@@ -170,10 +181,11 @@ final class FrameSwitch {
      * @param marks the tap's comments on the frame as sent ({@link RetransmissionMarks})
      * @param unchanged whether the sender vouches the frame is as it built it
      * @param keep whether to queue {@code frame} itself (offset 0) rather than a copy
+     * @param payload where the payload still is (no filter, no tap), or null
      */
     private void forward(byte[] frame, int offset, int length, long nowNanos, long linkDelayNanos,
                          AttachedPort destination, boolean onTheWire, List<String> marks, boolean unchanged,
-                         boolean keep) {
+                         boolean keep, PayloadReference payload) {
         byte[] copy = frame;
         if (!keep) {
             copy = pool.take(length);
@@ -191,14 +203,14 @@ final class FrameSwitch {
         deliveryNanos = Math.max(deliveryNanos, nowNanos);
         // A filter may have changed the bytes (a corrupting fault): then the receiver checks them all.
         queue.add(deliveryNanos, copy, length, destination, tapNotes(onTheWire, marks, false),
-                unchanged && filter == FrameFilter.PASS_ALL);
+                unchanged && filter == FrameFilter.PASS_ALL, payload);
         long duplicateNanos = filter.duplicateDeliveryTimeNanos(copy, length, nowNanos, deliveryNanos);
         if (duplicateNanos != FrameFilter.DROP) {
             duplicatedByFilter++;
             byte[] second = pool.take(length);
             System.arraycopy(copy, 0, second, 0, length);
             queue.add(Math.max(duplicateNanos, nowNanos), second, length, destination,
-                    tapNotes(onTheWire, marks, true), false);
+                    tapNotes(onTheWire, marks, true), false, null);
         }
     }
 
@@ -233,7 +245,9 @@ final class FrameSwitch {
             if (notes != NOT_ON_THE_WIRE) {
                 capture(frame, 0, queue.length(slot), nowNanos, notes);
             }
-            if (queue.unchanged(slot)) {
+            if (queue.payloadSource(slot) != null) {
+                port.receiver().onUnchangedFrame(frame, 0, queue.length(slot), nowNanos, queue.payload(slot, delivering));
+            } else if (queue.unchanged(slot)) {
                 port.receiver().onUnchangedFrame(frame, 0, queue.length(slot), nowNanos);
             } else {
                 port.receiver().onFrame(frame, 0, queue.length(slot), nowNanos);

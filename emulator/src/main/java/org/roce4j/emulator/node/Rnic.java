@@ -27,6 +27,7 @@ import org.roce4j.emulator.fabric.Clock;
 import org.roce4j.emulator.fabric.Fabric;
 import org.roce4j.emulator.fabric.FabricPort;
 import org.roce4j.emulator.fabric.FrameReceiver;
+import org.roce4j.emulator.fabric.PayloadReference;
 import org.roce4j.emulator.fabric.RunLimitExceededException;
 import org.roce4j.verbs.AhAttr;
 import org.roce4j.verbs.DeviceAttr;
@@ -86,6 +87,12 @@ public final class Rnic implements Agent, FrameReceiver {
      */
     private byte[] tx = new byte[Fabric.MAX_FRAME_LENGTH];
     private final PacketWriter writer = new PacketWriter();
+    /** Whether the frame {@link #beginFrame} started reaches nothing but an RNIC, unread: it may leave out its ICRC and its payload. */
+    private boolean framesReachOnlyRnics;
+    /** What a frame sent by reference points at: filled by {@link #payloadByReference}, copied by the fabric. */
+    private final PayloadReference outgoingPayload = new PayloadReference();
+    /** Where the payload of the frame being received is, when its sender left it in its memory; else null. */
+    private PayloadReference incomingPayload;
     /** The UDP source port of every frame, or -1 for the QP's (rxe's per-QP flow). */
     private final int fixedSourcePort;
     /** Identification 0 on every IPv4 frame (what Linux sends for a DF datagram of an unconnected socket). */
@@ -417,6 +424,27 @@ public final class Rnic implements Agent, FrameReceiver {
     }
 
     /**
+     * An unchanged frame whose payload is still in its sender's memory: placed from there. If that region was
+     * deregistered or invalidated, or its arena closed, since the frame left, the frame is lost — the memory is
+     * never read again, as a frame whose DMA read failed never leaves an RNIC — and the sender's retransmission
+     * finds the region gone and fails its WQE (LOC_PROT_ERR).
+     */
+    @Override
+    public void onUnchangedFrame(byte[] frame, int offset, int length, long nowNanos, PayloadReference payload) {
+        if (!payload.isReadable()) {
+            count(RnicCounter.FRAMES_RECEIVED);
+            count(RnicCounter.DROPPED_SOURCE_GONE);
+            return;
+        }
+        incomingPayload = payload;
+        try {
+            onUnchangedFrame(frame, offset, length, nowNanos);
+        } finally {
+            incomingPayload = null;
+        }
+    }
+
+    /**
      * What every received packet goes through once parsed into {@link #rx}, from the fabric or a
      * link: malformed, not for one of our GIDs, or a CNP (no congestion control here) is dropped
      * and counted; the rest is delivered to its QP.
@@ -528,7 +556,8 @@ public final class Rnic implements Agent, FrameReceiver {
     public PacketWriter beginFrame(NetworkPath path, int sourcePort) {
         // ICRC offload: on a fabric where nothing reads frames on the way, only the receiving RNIC would
         // look at the ICRC, and it takes the frame unchecked (onUnchangedFrame). A link always needs it.
-        writer.offloadIcrc(link == null && !port.needsIcrc());
+        framesReachOnlyRnics = link == null && !port.needsIcrc();
+        writer.offloadIcrc(framesReachOnlyRnics);
         writer.ethernet(tx, 0, destinationMac(path), mac.value());
         if (path.ipv6) {
             writer.ipv6(path.trafficClass, path.flowLabel, path.hopLimit, path.sourceIp, path.destinationIp);
@@ -557,6 +586,27 @@ public final class Rnic implements Agent, FrameReceiver {
         } else {
             tx = port.transmitHandingOver(tx, length);
         }
+    }
+
+    /**
+     * {@return a reference to fill with where the payload of the frame {@link #beginFrame} started is, or null
+     * when that frame must carry its own bytes} Only on the in-process fabric while nothing but RNICs reads
+     * frames (as for the ICRC's offload): the payload then goes from the sender's memory straight to the
+     * receiver's when the frame is delivered — one copy, as an RNIC's DMA moves it ({@link PayloadReference}).
+     */
+    public PayloadReference payloadByReference() {
+        return framesReachOnlyRnics ? outgoingPayload : null;
+    }
+
+    /** Sends the frame built in {@link #tx}, its payload where {@code payload} (from {@link #payloadByReference}) says. */
+    public void transmit(int length, PayloadReference payload) {
+        count(RnicCounter.FRAMES_SENT);
+        tx = port.transmitHandingOver(tx, length, payload);
+    }
+
+    /** {@return where the payload of the packet being received is, if its sender left it in its memory; else null} */
+    public PayloadReference incomingPayload() {
+        return incomingPayload;
     }
 
     /**

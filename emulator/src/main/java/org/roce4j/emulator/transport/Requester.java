@@ -1,6 +1,7 @@
 package org.roce4j.emulator.transport;
 
 import org.roce4j.emulator.Quirk;
+import org.roce4j.emulator.fabric.PayloadReference;
 import org.roce4j.emulator.node.NetworkPath;
 import org.roce4j.emulator.verbs.MemoryRegionTable;
 import org.roce4j.emulator.RnicCounter;
@@ -73,6 +74,13 @@ public final class Requester {
     int packetIndex;
     private int packetsSinceAckReq;
     private boolean drainReported;
+
+    /**
+     * The least payload sent by reference: a shorter frame is copied by the fabric all the same (it keeps
+     * only frames of 1 KiB or more as they were built), and copying its payload along costs less than the
+     * reference's bookkeeping.
+     */
+    static final int BY_REFERENCE_MIN_PAYLOAD = 1024;
 
     public Requester(EmulatedQp qp, SendWindow window) {
         this.qp = qp;
@@ -281,6 +289,15 @@ public final class Requester {
     }
 
     /**
+     * Whether a packet's payload may stay in the sender's memory until the frame is delivered
+     * ({@link Rnic#payloadByReference}): not over IPv6, whose UDP checksum covers the payload, and not below
+     * {@link #BY_REFERENCE_MIN_PAYLOAD} bytes.
+     */
+    private static boolean mayGoByReference(NetworkPath path, int payload) {
+        return payload >= BY_REFERENCE_MIN_PAYLOAD && !path.ipv6;
+    }
+
+    /**
      * The requester fails a WQE itself. By default the completer reports it with its status in order and
      * then moves the QP to ERR (IBTA 10.8.3); rxe 6.10+ moves the QP to ERR at once, which flushes it and
      * everything not yet completed ({@link Quirk#REQUESTER_ERRORS_FLUSH_THE_SEND_QUEUE}).
@@ -338,11 +355,21 @@ public final class Requester {
         writeExtensionHeaders(frame, opcode, wqe, offset);
         byte[] b = rnic.tx();
         int payloadAt = frame.payloadOffset();
+        PayloadReference byReference = null;
         if (payload > 0) {
-            int copied = wqe.inline
-                    ? copyInline(wqe, seq, offset, b, payloadAt, payload)
-                    : SgeCopy.gather(rnic.memoryRegions, qp.pd, sq.sges,
-                            sq.sgeBase(seq), wqe.numSge, offset, b, payloadAt, payload);
+            int copied = SgeCopy.SPLIT;
+            if (wqe.inline) {
+                copied = copyInline(wqe, seq, offset, b, payloadAt, payload);
+            } else if (mayGoByReference(path, payload)) {
+                byReference = rnic.payloadByReference();
+                copied = byReference == null ? SgeCopy.SPLIT : SgeCopy.reference(rnic.memoryRegions, qp.pd, sq.sges,
+                        sq.sgeBase(seq), wqe.numSge, offset, payload, byReference, payloadAt);
+            }
+            if (copied == SgeCopy.SPLIT) {
+                byReference = null;
+                copied = SgeCopy.gather(rnic.memoryRegions, qp.pd, sq.sges,
+                        sq.sgeBase(seq), wqe.numSge, offset, b, payloadAt, payload);
+            }
             if (copied != SgeCopy.OK) {
                 // The region went away under a message in progress, or its memory could not be read:
                 // rxe_req.c finish_packet completes a copy that fails (-EFAULT) with LOC_PROT_ERR.
@@ -357,7 +384,11 @@ public final class Requester {
                 return;
             }
         }
-        rnic.transmit(frame.finish(payload));
+        if (byReference == null) {
+            rnic.transmit(frame.finish(payload));
+        } else {
+            rnic.transmit(frame.finish(payload), byReference);
+        }
         if (Psn.compare(psn, freshPsn) < 0) {
             rnic.count(RnicCounter.RETRANSMITTED_PACKETS);
         }

@@ -1,5 +1,6 @@
 package org.roce4j.emulator.transport;
 
+import org.roce4j.emulator.fabric.PayloadReference;
 import java.lang.invoke.VarHandle;
 
 import org.roce4j.emulator.Quirk;
@@ -435,8 +436,12 @@ public final class Responder {
                         return receiveError(result);
                     }
                 }
-                int result = SgeCopy.scatter(rnic.memoryRegions, qp.receivePd, cursor.sges, 0, cursor.numSge,
-                        cursor.written, p.buffer(), p.payloadOffset(), payload);
+                PayloadReference byReference = rnic.incomingPayload();
+                int result = byReference != null
+                        ? SgeCopy.scatter(rnic.memoryRegions, qp.receivePd, cursor.sges, 0, cursor.numSge,
+                                cursor.written, byReference)
+                        : SgeCopy.scatter(rnic.memoryRegions, qp.receivePd, cursor.sges, 0, cursor.numSge,
+                                cursor.written, p.buffer(), p.payloadOffset(), payload);
                 if (result != SgeCopy.OK) {
                     return receiveError(result);
                 }
@@ -444,7 +449,11 @@ public final class Responder {
             }
             case RDMA_WRITE -> {
                 if (payload > 0) {
-                    if (!target.store(targetVa, p.buffer(), p.payloadOffset(), payload)) {
+                    PayloadReference byReference = rnic.incomingPayload();
+                    boolean stored = byReference != null
+                            ? target.store(targetVa, byReference.source().segment(), byReference.sourceOffset(), payload)
+                            : target.store(targetVa, p.buffer(), p.payloadOffset(), payload);
+                    if (!stored) {
                         return RespState.ERR_MEMORY_FAULT;
                     }
                     targetVa += payload;

@@ -4,6 +4,8 @@ import org.roce4j.emulator.verbs.MemoryRegion;
 import org.roce4j.emulator.verbs.MemoryRegionTable;
 import java.lang.foreign.MemorySegment;
 
+import org.roce4j.emulator.fabric.PayloadReference;
+
 import org.roce4j.verbs.AccessFlag;
 
 /**
@@ -24,6 +26,8 @@ final class SgeCopy {
     static final int PROTECTION = 2;
     /** The keys were right but the memory could not be touched ({@link MemoryRegion#store}, {@link MemoryRegion#load}). */
     static final int FAULT = 3;
+    /** {@link #reference}: the bytes span more than one SGE; {@link #gather} them instead. */
+    static final int SPLIT = 4;
 
     private static final int LOCAL_WRITE = AccessFlag.LOCAL_WRITE.bit();
 
@@ -57,6 +61,19 @@ final class SgeCopy {
      * message they describe. The regions must allow LOCAL_WRITE.
      */
     static int scatter(MemoryRegionTable regions, Object pd, long[] sges, int base, int count, long offset, byte[] src, int srcOffset, int length) {
+        return scatter(regions, pd, sges, base, count, offset, src, srcOffset, null, 0, length);
+    }
+
+    /** {@link #scatter} of a payload that came by reference: from the sender's memory straight into the SGEs. */
+    static int scatter(MemoryRegionTable regions, Object pd, long[] sges, int base, int count, long offset,
+                       PayloadReference src) {
+        return scatter(regions, pd, sges, base, count, offset, null, 0, src.source().segment(), src.sourceOffset(),
+                src.length());
+    }
+
+    /** From {@code src} at {@code srcOffset} when {@code source} is null, else from {@code source} at {@code sourceOffset}. */
+    private static int scatter(MemoryRegionTable regions, Object pd, long[] sges, int base, int count, long offset,
+                               byte[] src, int srcOffset, MemorySegment source, long sourceOffset, int length) {
         int remaining = length;
         long skip = offset;
         for (int i = 0; i < count && remaining > 0; i++) {
@@ -71,10 +88,13 @@ final class SgeCopy {
                 return PROTECTION;
             }
             MemoryRegion region = regions.find(lkey(sges, base + i));
-            if (!region.store(va, src, srcOffset, chunk)) {
+            boolean stored = source == null
+                    ? region.store(va, src, srcOffset, chunk) : region.store(va, source, sourceOffset, chunk);
+            if (!stored) {
                 return FAULT;
             }
             srcOffset += chunk;
+            sourceOffset += chunk;
             remaining -= chunk;
             skip = 0;
         }
@@ -105,6 +125,33 @@ final class SgeCopy {
             skip = 0;
         }
         return remaining == 0 ? OK : TOO_LONG;
+    }
+
+    /**
+     * Points {@code into} at the {@code length} message bytes from {@code offset} on, with the checks of
+     * {@link #gather}, instead of copying them: for a frame that carries its payload by reference
+     * ({@link PayloadReference}, at {@code frameOffset} of the frame). {@return {@link #OK}, an error as
+     * {@code gather} gives it, or {@link #SPLIT} when the bytes lie in more than one SGE}
+     */
+    static int reference(MemoryRegionTable regions, Object pd, long[] sges, int base, int count, long offset,
+                         int length, PayloadReference into, int frameOffset) {
+        long skip = offset;
+        for (int i = 0; i < count; i++) {
+            long sgeLength = length(sges, base + i);
+            if (skip >= sgeLength) {
+                skip -= sgeLength;
+                continue;
+            }
+            if (sgeLength - skip < length) {
+                return SPLIT;
+            }
+            long va = address(sges, base + i) + skip;
+            if (regions.checkLocal(lkey(sges, base + i), pd, 0, va, length) != MemoryRegionTable.Check.OK) {
+                return PROTECTION;
+            }
+            return regions.find(lkey(sges, base + i)).reference(va, length, into, frameOffset) ? OK : FAULT;
+        }
+        return SPLIT;
     }
 
     /** Checks every non-empty SGE up front (IBTA 10.6.3.2), so a bad lkey fails before a packet leaves. */

@@ -4,20 +4,21 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 
+import org.roce4j.emulator.fabric.PayloadReference;
 import org.roce4j.verbs.AccessFlag;
 
 /**
  * The RNIC's record of a registered region, like rxe's {@code struct rxe_mr}: the memory, the keys,
  * the access rights, the protection domain (compared by identity), and whether it may still be used.
  *
- * <p>The RNIC touches registered memory only through {@link #load}, {@link #store} and
+ * <p>The RNIC touches registered memory only through {@link #load}, {@link #store}, {@link #reference} and
  * {@link #atomic}, and each answers false instead of throwing: a region no longer VALID
  * (deregistered: its memory is never touched again), an arena closed after registration
  * ({@code IllegalStateException}), memory confined to a thread that is not the one driving the RNIC
  * ({@code WrongThreadException}), or any other failure of the access. The caller turns false into
  * the completion status libibverbs would give (see {@link RnicCounter#MEMORY_ACCESS_ERRORS}).
  */
-public final class MemoryRegion {
+public final class MemoryRegion implements PayloadReference.Source {
     private static final VarHandle ALIGNED_LONG = ValueLayout.JAVA_LONG.varHandle();
     /** The 8 bytes of an ATOMIC WRITE as the number they are in host order (they are copied as they came). */
     private static final VarHandle HOST_ORDER_LONG_IN_BYTES =
@@ -94,6 +95,48 @@ public final class MemoryRegion {
         }
         try {
             MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, offsetOf(va), dst, dstOffset, length);
+            return true;
+        } catch (RuntimeException unreachable) {
+            return false;
+        }
+    }
+
+    /**
+     * Points {@code into} at the {@code length} bytes at {@code va} (checked to lie inside), for a frame to carry
+     * them by reference ({@link PayloadReference}) instead of a {@link #load}: false, as {@code load} would answer,
+     * if they cannot be read now — the region no longer VALID, its arena closed, its memory confined to
+     * another thread.
+     */
+    public boolean reference(long va, int length, PayloadReference into, int frameOffset) {
+        if (!isReadable() || !segment.isAccessibleBy(Thread.currentThread())) {
+            return false;
+        }
+        into.set(this, offsetOf(va), frameOffset, length);
+        return true;
+    }
+
+    @Override
+    public MemorySegment segment() {
+        return segment;
+    }
+
+    /** Registered and valid, its arena open: a frame that left with a payload here may still be placed from it. */
+    @Override
+    public boolean isReadable() {
+        return state == State.VALID && segment.scope().isAlive();
+    }
+
+    /**
+     * Copies {@code length} bytes of {@code src} from {@code srcOffset} to {@code va} (checked to lie inside): the
+     * placement of a payload that came by reference. False if they cannot be written — or read, the source's
+     * arena closed on the way.
+     */
+    public boolean store(long va, MemorySegment src, long srcOffset, int length) {
+        if (state != State.VALID) {
+            return false;
+        }
+        try {
+            MemorySegment.copy(src, srcOffset, segment, offsetOf(va), length);
             return true;
         } catch (RuntimeException unreachable) {
             return false;

@@ -21,7 +21,7 @@ import org.roce4j.emulator.fabric.TestFrames.Arrival;
 class IcrcOffloadTest {
 
     /** An RNIC-like receiver: takes frames without an ICRC, and records which entry each frame came through. */
-    static final class OffloadingReceiver implements FrameReceiver {
+    static class OffloadingReceiver implements FrameReceiver {
         final List<Arrival> checked = new ArrayList<>();
         final List<Arrival> unchanged = new ArrayList<>();
         final List<byte[]> arrays = new ArrayList<>();
@@ -155,5 +155,76 @@ class IcrcOffloadTest {
         System.arraycopy(sent, 0, built, 0, sent.length);
         fabric.close();
         assertThat(a.transmitHandingOver(built, sent.length)).isSameAs(built);
+    }
+    /** A payload source that is a plain segment, readable until {@link #gone}. */
+    static final class Memory implements PayloadReference.Source {
+        final java.lang.foreign.MemorySegment segment;
+        boolean gone;
+
+        Memory(byte[] bytes) {
+            segment = java.lang.foreign.MemorySegment.ofArray(bytes.clone());
+        }
+
+        @Override
+        public java.lang.foreign.MemorySegment segment() {
+            return segment;
+        }
+
+        @Override
+        public boolean isReadable() {
+            return !gone;
+        }
+    }
+
+    /** {@code sent} built with its bytes from {@code payloadAt} on left out (zero), and a reference to them. */
+    private static byte[] builtWithout(byte[] sent, int payloadAt) {
+        byte[] built = new byte[Fabric.MAX_FRAME_LENGTH];
+        System.arraycopy(sent, 0, built, 0, payloadAt);
+        return built;
+    }
+
+    @Test
+    void aPayloadByReferenceReachesAReceiverThatTakesNoneCopiedIntoItsFrame() {
+        byte[] sent = frame(B, A, 0x3c, 2048);
+        byte[] built = builtWithout(sent, 100);
+        PayloadReference payload = new PayloadReference()
+                .set(new Memory(java.util.Arrays.copyOfRange(sent, 100, 2048)), 0, 100, 1948);
+
+        a.transmitHandingOver(built, sent.length, payload);
+        fabric.runUntilIdle();
+
+        assertThat(atB.arrays).singleElement().isSameAs(built);
+        assertThat(atB.unchanged).singleElement().satisfies(arrival -> assertThat(arrival.bytes()).isEqualTo(sent));
+    }
+
+    @Test
+    void aReceiverThatTakesReferencesGetsTheFrameWithoutItsPayloadAndWhereItIs() {
+        List<String> seen = new ArrayList<>();
+        fabric.attach(TestFrames.C, new OffloadingReceiver() {
+            @Override
+            public void onUnchangedFrame(byte[] frame, int offset, int length, long nowNanos, PayloadReference payload) {
+                seen.add(frame[offset + 100] + " " + payload.frameOffset() + " " + payload.length() + " "
+                        + payload.sourceOffset() + " " + payload.isReadable());
+            }
+        });
+        byte[] sent = frame(TestFrames.C, A, 0x3d, 2048);
+        Memory memory = new Memory(sent);
+        a.transmitHandingOver(builtWithout(sent, 100), sent.length, new PayloadReference().set(memory, 100, 100, 1948));
+        fabric.runUntilIdle();
+
+        assertThat(seen).containsExactly("0 100 1948 100 true");
+    }
+
+    @Test
+    void aTapSeesAFrameHandedOverByReferenceWhole(@TempDir Path dir) throws IOException {
+        fabric.tap(dir.resolve("t.pcap"));
+        byte[] sent = frame(B, A, 0x3e, 2048);
+        a.transmitHandingOver(builtWithout(sent, 100), sent.length,
+                new PayloadReference().set(new Memory(sent), 100, 100, 1948));
+        fabric.runUntilIdle();
+        fabric.close();
+
+        byte[] captured = java.nio.file.Files.readAllBytes(dir.resolve("t.pcap"));
+        assertThat(java.util.Arrays.copyOfRange(captured, captured.length - sent.length, captured.length)).isEqualTo(sent);
     }
 }
