@@ -13,6 +13,8 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.roce4j.emulator.fabric.Fabric;
 import org.roce4j.verbs.AsyncEvent;
 import org.roce4j.verbs.AsyncEventType;
@@ -255,16 +257,17 @@ class MemorySafetyTest {
         }
     }
 
-    @Test
+    @ParameterizedTest(name = "{0} bytes")
+    @ValueSource(ints = {100, 2048}) // 2048: two packets of 1 KiB, their payload placed from A's region by reference
     @DisplayName("SEND into a receive WQE whose arena is closed: LOC_QP_OP_ERR at the responder (rxe class A), REM_OP_ERR")
-    void sendIntoClosedReceiveBuffer() {
+    void sendIntoClosedReceiveBuffer(int bytes) {
         Qp[] pair = nodes.connectedPair(QpType.RC, Mtu.MTU_1024);
         Arena arena = Arena.ofShared();
         Mr receive = regionInOwnArena(b, arena, 4096);
         pair[1].postRecv(RecvWr.of(9, receive, 0, 4096));
         pair[1].postRecv(RecvWr.of(10, b.mr, 0, 64));
         arena.close();
-        pair[0].postSend(SendWr.send(1, a.mr, 0, 100));
+        pair[0].postSend(SendWr.send(1, a.mr, 0, bytes));
         assertThat(a.pollAll()).extracting(WorkCompletion::status).containsExactly(WcStatus.REM_OP_ERR);
         assertThat(b.pollAll()).extracting(WorkCompletion::wrId, WorkCompletion::status)
                 .containsExactly(tuple(9L, WcStatus.LOC_QP_OP_ERR), tuple(10L, WcStatus.WR_FLUSH_ERR));

@@ -71,8 +71,16 @@ class PayloadByReferenceTest {
         return pair[0];
     }
 
+    /** The four frames lost at B unread, the WRITE failed LOC_PROT_ERR at A (its retransmission found the source gone). */
+    private void assertLostUnreadAndFailed(Qp qp) {
+        assertThat(a.pollAll()).extracting(WorkCompletion::status).containsExactly(WcStatus.LOC_PROT_ERR);
+        assertThat(qp.state()).isEqualTo(QpState.ERR);
+        assertThat(nodes.rnicB.counter(RnicCounter.DROPPED_SOURCE_GONE)).isEqualTo(4);
+        assertThat(bytes(b.memory, 0, MESSAGE)).as("the target").containsOnly(0);
+    }
+
     @Test
-    @DisplayName("a 64 KiB WRITE and a SEND from two SGEs into three land byte for byte (packets within one SGE by reference, the rest copied)")
+    @DisplayName("a 64 KiB WRITE, a SEND from two SGEs into three and a short one into two land byte for byte (packets within one SGE by reference, the rest copied)")
     void everyBytePlaced() {
         Qp[] pair = nodes.connectedPair(QpType.RC, Mtu.MTU_1024);
         fillPattern(a.memory, 0, 64 * 1024, 7);
@@ -80,24 +88,39 @@ class PayloadByReferenceTest {
         assertThat(a.pollAll()).extracting(WorkCompletion::status).containsExactly(WcStatus.SUCCESS);
         assertThat(bytes(b.memory, 3, 64 * 1024)).isEqualTo(bytes(a.memory, 0, 64 * 1024));
 
-        // 6,000 bytes from SGEs of 1,500 and 4,500 (the second packet spans both: copied), into 1,000 + 2,000 + 3,000
-        fillPattern(a.memory, 100_000, 1_500, 11);
-        fillPattern(a.memory, 200_000, 4_500, 13);
-        pair[1].postRecv(new RecvWr().wrId(2)
-                .sge(b.mr, 300_000, 1_000).sge(b.mr, 310_000, 2_000).sge(b.mr, 320_000, 3_000));
-        pair[0].postSend(new SendWr().wrId(3).opcode(WrOpcode.SEND).signaled(true)
-                .sge(a.mr, 100_000, 1_500).sge(a.mr, 200_000, 4_500));
+        // 8,000 bytes from SGEs of 1,500 and 6,500 (the second packet spans both: copied; the third lies in the
+        // second SGE, 548 bytes in), into 1,000 + 2,000 + 5,000 (the first packet spans two of them)
+        assertSendPlaced(pair, 3, new int[] {1_500, 6_500}, new int[] {1_000, 2_000, 5_000});
+        // 900 bytes, under the least sent by reference: the frame carries them, into 400 + 500
+        assertSendPlaced(pair, 4, new int[] {900}, new int[] {400, 500});
+    }
+
+    /** A SEND gathered from SGEs of {@code sendSges} bytes each, scattered into {@code recvSges}: every byte in place. */
+    private void assertSendPlaced(Qp[] pair, long wrId, int[] sendSges, int[] recvSges) {
+        SendWr send = new SendWr().wrId(wrId).opcode(WrOpcode.SEND).signaled(true);
+        RecvWr recv = new RecvWr().wrId(wrId);
+        java.io.ByteArrayOutputStream sent = new java.io.ByteArrayOutputStream();
+        for (int i = 0; i < sendSges.length; i++) {
+            long at = 100_000L * (i + 1);
+            fillPattern(a.memory, at, sendSges[i], (int) wrId * 10 + i);
+            sent.writeBytes(bytes(a.memory, at, sendSges[i]));
+            send.sge(a.mr, at, sendSges[i]);
+        }
+        for (int i = 0; i < recvSges.length; i++) {
+            recv.sge(b.mr, 500_000L + 10_000L * i, recvSges[i]);
+        }
+        pair[1].postRecv(recv);
+        pair[0].postSend(send);
         assertThat(a.pollAll()).extracting(WorkCompletion::status).containsExactly(WcStatus.SUCCESS);
         assertThat(b.pollAll()).extracting(WorkCompletion::status, WorkCompletion::byteLen)
-                .containsExactly(tuple(WcStatus.SUCCESS, 6_000));
-        byte[] sent = new byte[6_000];
-        System.arraycopy(bytes(a.memory, 100_000, 1_500), 0, sent, 0, 1_500);
-        System.arraycopy(bytes(a.memory, 200_000, 4_500), 0, sent, 1_500, 4_500);
-        byte[] received = new byte[6_000];
-        System.arraycopy(bytes(b.memory, 300_000, 1_000), 0, received, 0, 1_000);
-        System.arraycopy(bytes(b.memory, 310_000, 2_000), 0, received, 1_000, 2_000);
-        System.arraycopy(bytes(b.memory, 320_000, 3_000), 0, received, 3_000, 3_000);
-        assertThat(received).isEqualTo(sent);
+                .containsExactly(tuple(WcStatus.SUCCESS, sent.size()));
+        java.io.ByteArrayOutputStream received = new java.io.ByteArrayOutputStream();
+        for (int i = 0, left = sent.size(); left > 0; i++) {
+            int n = Math.min(left, recvSges[i]);
+            received.writeBytes(bytes(b.memory, 500_000L + 10_000L * i, n));
+            left -= n;
+        }
+        assertThat(received.toByteArray()).isEqualTo(sent.toByteArray());
     }
 
     @Test
@@ -109,10 +132,7 @@ class PayloadByReferenceTest {
             Mr source = a.pd.regMr(memory, TwoNodes.ALL_ACCESS);
             Qp qp = writeSentNotDelivered(source);
             source.close();
-            assertThat(a.pollAll()).extracting(WorkCompletion::status).containsExactly(WcStatus.LOC_PROT_ERR);
-            assertThat(qp.state()).isEqualTo(QpState.ERR);
-            assertThat(nodes.rnicB.counter(RnicCounter.DROPPED_SOURCE_GONE)).isEqualTo(4);
-            assertThat(bytes(b.memory, 0, MESSAGE)).as("the target").containsOnly(0);
+            assertLostUnreadAndFailed(qp);
         }
     }
 
@@ -123,10 +143,7 @@ class PayloadByReferenceTest {
         Mr source = a.pd.regMr(arena.allocate(MESSAGE, 4096), TwoNodes.ALL_ACCESS);
         Qp qp = writeSentNotDelivered(source);
         arena.close();
-        assertThat(a.pollAll()).extracting(WorkCompletion::status).containsExactly(WcStatus.LOC_PROT_ERR);
-        assertThat(qp.state()).isEqualTo(QpState.ERR);
-        assertThat(nodes.rnicB.counter(RnicCounter.DROPPED_SOURCE_GONE)).isEqualTo(4);
-        assertThat(bytes(b.memory, 0, MESSAGE)).as("the target").containsOnly(0);
+        assertLostUnreadAndFailed(qp);
     }
 
     @Test
