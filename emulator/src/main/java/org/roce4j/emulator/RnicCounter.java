@@ -55,8 +55,8 @@ public enum RnicCounter {
             "reads or writes of registered memory that failed (arena closed after registration, memory confined to "
             + "another thread, region deregistered under a WQE): each fails a WQE and moves its QP to the error state"),
     DROPPED_SOURCE_GONE("dropped_source_gone",
-            "frames lost because the sender's memory their payload was still in (one copy, on the in-process fabric) "
-            + "was freed before they arrived: the sender's retransmission then fails its WQE"),
+            "frames lost because the sender's region their payload was still in (one copy, on the in-process fabric) "
+            + "was deregistered, invalidated or freed before they arrived: the sender's retransmission then fails its WQE"),
     DROPPED_BEHIND_READ("dropped_behind_read",
             "RC requests dropped while more READ responses were owed than the responder sends at once (the requester resends)"),
     MADS_SENT("cm_mads_sent", "connection-management MADs sent from QP 1, retries included"),

@@ -152,7 +152,7 @@ final class FrameSwitch {
             // (IP_MULTICAST_LOOP): each node then keeps what its attached QPs want.
             long sourceMac = mac(frame, offset + 6);
             if (payload != null) {
-                payload.copyInto(frame, offset); // RC and UC, the only ones sent by reference, never multicast
+                payload.copyInto(frame, offset); // a UD SEND to a group: every member's copy needs the bytes
             }
             for (int i = 0; i < portsInOrder.size(); i++) {
                 AttachedPort port = portsInOrder.get(i);
