@@ -28,6 +28,9 @@ import org.roce4j.verbs.WrOpcode;
  *   <li>{@code rdmaWrite} vs {@code memorySegmentCopy}: RC RDMA WRITE goodput for one message of
  *       {@code size} bytes (path MTU 4096) against copying the same bytes; their ratio is the
  *       goodput ratio (target ≥ 0.4).</li>
+ *   <li>{@code rdmaWriteStream}: the same WRITEs with 16 always in flight, one posted for every completion —
+ *       goodput as perftest's {@code ib_write_bw} measures it (its {@code tx_depth} kept outstanding);
+ *       {@code rdmaWrite} waits for each WRITE, so every one also pays the trip's fixed cost.</li>
  *   <li>{@code send64}: RC SEND message rate, 64-byte messages, 16 in flight (target ≥ 1.5 M/s), on
  *       the deterministic fabric and on the threaded one (its event loop moves the frames while the
  *       benchmark thread posts and polls).</li>
@@ -71,6 +74,44 @@ public class EmulatorBenchmark {
     public int rdmaWrite(Write state) {
         state.pair.qpA.postSend(state.write);
         return state.pair.await(state.pair.cqA, 1);
+    }
+
+    /** {@link Write} with {@link #BATCH} WRITEs in flight from the start: the stream {@link #rdmaWriteStream} keeps up. */
+    @State(Scope.Thread)
+    public static class WriteStream extends Write {
+        /** {@code upTo[k]} has k slots: a poll never takes more completions than the invocation still counts. */
+        final WorkCompletion[][] upTo = new WorkCompletion[BATCH + 1][];
+
+        @Override
+        @Setup(Level.Trial)
+        public void setUp() throws Exception {
+            super.setUp();
+            for (int k = 0; k <= BATCH; k++) {
+                upTo[k] = new WorkCompletion[k];
+            }
+            for (int i = 0; i < BATCH; i++) {
+                pair.qpA.postSend(write);
+            }
+        }
+    }
+
+    @Benchmark
+    @BenchmarkMode(Mode.Throughput)
+    @OutputTimeUnit(TimeUnit.SECONDS)
+    @OperationsPerInvocation(BATCH)
+    public int rdmaWriteStream(WriteStream state) {
+        EmulatedRcPair pair = state.pair;
+        int completed = 0;
+        while (completed < BATCH) {
+            WorkCompletion[] polled = state.upTo[BATCH - completed];
+            int n = pair.cqA.poll(polled);
+            for (int i = 0; i < n; i++) {
+                EmulatedRcPair.requireSuccess(polled[i]);
+                pair.qpA.postSend(state.write);
+            }
+            completed += n;
+        }
+        return completed;
     }
 
     @Benchmark
