@@ -64,7 +64,10 @@ public final class Doorbells<T> {
 
     /** Answers every doorbell rung so far, in the order they rang; {@return how many} Single consumer. */
     public int answer(Consumer<T> answer) {
-        Doorbell<T> stack = top.getAndSet(null);
+        // A plain read first: most duty cycles find no doorbell, and the exchange is a full fence that waits for
+        // every store before it (a frame's bytes) to drain. A ring after the read is answered by the next cycle,
+        // as one after the exchange would be.
+        Doorbell<T> stack = top.get() == null ? null : top.getAndSet(null);
         Doorbell<T> inOrder = null;
         while (stack != null) {
             Doorbell<T> below = stack.below;

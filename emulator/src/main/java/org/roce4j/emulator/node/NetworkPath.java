@@ -1,5 +1,9 @@
 package org.roce4j.emulator.node;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
 import org.roce4j.verbs.AhAttr;
 import org.roce4j.verbs.Gid;
 
@@ -9,6 +13,8 @@ import org.roce4j.verbs.Gid;
  * the requester then writes frames from it without allocating.
  */
 public final class NetworkPath {
+    private static final VarHandle WORD = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+
     public final boolean ipv6;
     public final byte[] sourceIp;
     public final byte[] destinationIp;
@@ -18,6 +24,15 @@ public final class NetworkPath {
     public final int flowLabel;
     /** The destination MAC, resolved lazily: -1 until the neighbour is known. */
     long destinationMac = -1;
+    /**
+     * The IP source and destination of a packet that comes back along this path — our destination, then our
+     * source — as the big-endian words they fill in the header (IPv4: one; IPv6: four), so that
+     * {@link #isReturning} compares words instead of bytes on every packet a connected QP receives.
+     */
+    private final long returning0;
+    private final long returning1;
+    private final long returning2;
+    private final long returning3;
 
     public NetworkPath(Gid source, AhAttr av) {
         this.destinationGid = av.dgid();
@@ -27,6 +42,28 @@ public final class NetworkPath {
         this.trafficClass = av.trafficClass() & 0xFF;
         this.hopLimit = hopLimit(av);
         this.flowLabel = av.flowLabel() & 0xFFFFF;
+        byte[] header = new byte[32];
+        System.arraycopy(destinationIp, 0, header, 0, destinationIp.length);
+        System.arraycopy(sourceIp, 0, header, destinationIp.length, sourceIp.length);
+        this.returning0 = (long) WORD.get(header, 0);
+        this.returning1 = (long) WORD.get(header, 8);
+        this.returning2 = (long) WORD.get(header, 16);
+        this.returning3 = (long) WORD.get(header, 24);
+    }
+
+    /**
+     * {@return whether the IP addresses at {@code sourceOffset} of {@code frame} (source, then destination, as
+     * IPv4 and IPv6 headers hold them) are this path's reversed} — the packet came from our destination to our
+     * source (rxe_recv.c {@code check_addr}). The caller has checked the IP version.
+     */
+    public boolean isReturning(byte[] frame, int sourceOffset) {
+        if (!ipv6) {
+            return (long) WORD.get(frame, sourceOffset) == returning0;
+        }
+        return (long) WORD.get(frame, sourceOffset) == returning0
+                && (long) WORD.get(frame, sourceOffset + 8) == returning1
+                && (long) WORD.get(frame, sourceOffset + 16) == returning2
+                && (long) WORD.get(frame, sourceOffset + 24) == returning3;
     }
 
     /** The IP TTL / hop limit Linux puts in the frames. */

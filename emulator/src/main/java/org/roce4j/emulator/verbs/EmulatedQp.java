@@ -64,6 +64,8 @@ import org.roce4j.wire.Transport;
 public final class EmulatedQp extends Resource implements Qp, QpTimers.Member {
     public final EmulatedPd pd;
     public final QpType type;
+    /** The transport of {@link #type}, which every packet's opcode must name (rxe_recv.c check_type_state). */
+    private final Transport transport;
     public final int qpn;
     final EmulatedCq sendCq;
     final EmulatedCq recvCq;
@@ -131,6 +133,7 @@ public final class EmulatedQp extends Resource implements Qp, QpTimers.Member {
         super(rnic);
         this.pd = pd;
         this.type = init.type();
+        this.transport = transportOf(type);
         this.sendCq = (EmulatedCq) init.sendCq();
         this.recvCq = (EmulatedCq) init.recvCq();
         this.srq = (EmulatedSrq) init.srq();
@@ -685,8 +688,7 @@ public final class EmulatedQp extends Resource implements Qp, QpTimers.Member {
      * completer.
      */
     public void receive(PacketInfo packet, long nowNanos) {
-        Transport transport = packet.opcode().transport();
-        if (transport != transportOf(type)) {
+        if (packet.opcode().transport() != transport) {
             rnic.count(RnicCounter.DROPPED_WRONG_TRANSPORT);
             return;
         }
@@ -736,11 +738,7 @@ public final class EmulatedQp extends Resource implements Qp, QpTimers.Member {
         if ((packet.ipVersion() == 6) != path.ipv6) {
             return false;
         }
-        byte[] b = packet.buffer();
-        int source = packet.ipSourceOffset();
-        int length = path.sourceIp.length;
-        return java.util.Arrays.equals(b, source, source + length, path.destinationIp, 0, length)
-                && java.util.Arrays.equals(b, source + length, source + 2 * length, path.sourceIp, 0, length);
+        return path.isReturning(packet.buffer(), packet.ipSourceOffset());
     }
 
     private boolean acceptsRequests() {

@@ -13,8 +13,8 @@ final class RegionsByKey<V> {
     /** The value stored for {@code key}, or null. */
     @SuppressWarnings("unchecked")
     V get(int key) {
-        if (key == 0) {
-            return null;
+        if (key == 0 || size == 0) {
+            return null; // size 0: a device with no memory windows asks for one on every remote access
         }
         int mask = keys.length - 1;
         for (int i = mix(key) & mask; ; i = (i + 1) & mask) {
