@@ -46,7 +46,8 @@ final class DeliveryQueue {
     private long nextSequence;
 
     DeliveryQueue(int initialCapacity) {
-        int capacity = Math.max(initialCapacity, 4);
+        // A power of two, kept by grow()'s doubling: the in-order ring wraps with a mask, not a division.
+        int capacity = Integer.highestOneBit(Math.max(initialCapacity, 4) - 1) << 1;
         time = new long[capacity];
         sequence = new long[capacity];
         buffer = new byte[capacity][];
@@ -90,7 +91,7 @@ final class DeliveryQueue {
         length[slot] = frameLength;
         destination[slot] = to;
         if (inOrderSize == 0 || deliveryNanos >= time[inOrderAt(inOrderSize - 1)]) {
-            inOrder[(inOrderHead + inOrderSize++) % inOrder.length] = slot;
+            inOrder[(inOrderHead + inOrderSize++) & (inOrder.length - 1)] = slot;
         } else {
             siftUp(heapSize++, slot);
         }
@@ -120,7 +121,7 @@ final class DeliveryQueue {
     }
 
     private int inOrderAt(int index) {
-        return inOrder[(inOrderHead + index) % inOrder.length];
+        return inOrder[(inOrderHead + index) & (inOrder.length - 1)];
     }
 
     /**
@@ -135,7 +136,7 @@ final class DeliveryQueue {
             throw new IllegalStateException("no frame queued");
         }
         if (inOrderSize > 0 && slot == inOrder[inOrderHead]) {
-            inOrderHead = (inOrderHead + 1) % inOrder.length;
+            inOrderHead = (inOrderHead + 1) & (inOrder.length - 1);
             inOrderSize--;
             return slot;
         }

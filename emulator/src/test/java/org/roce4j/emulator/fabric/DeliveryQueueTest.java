@@ -7,6 +7,8 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class DeliveryQueueTest {
 
@@ -14,7 +16,14 @@ class DeliveryQueueTest {
 
     @Test
     void removesByTimeThenByQueueOrderUnderRandomInterleavings() {
-        checkAgainstASortedList(now -> now.random().nextLong(0, 50)); // few distinct times: many ties
+        checkAgainstASortedList(4, now -> now.random().nextLong(0, 50)); // few distinct times: many ties
+    }
+
+    /** The in-order ring wraps with a mask: a capacity asked for that is no power of two must still wrap right. */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 5, 6, 7, 9, 100})
+    void aQueueOfAnyInitialCapacityWrapsItsRingInOrder(int initialCapacity) {
+        checkAgainstASortedList(initialCapacity, now -> now.time() + 1_000);
     }
 
     /**
@@ -23,7 +32,7 @@ class DeliveryQueueTest {
      */
     @Test
     void removesByTimeThenByQueueOrderWhenMostFramesComeInOrder() {
-        checkAgainstASortedList(now -> {
+        checkAgainstASortedList(4, now -> {
             int kind = now.random().nextInt(20);
             long delay = kind == 0 ? now.random().nextLong(0, 5_000) : kind == 1 ? 0 : 1_000;
             return now.time() + delay;
@@ -50,10 +59,10 @@ class DeliveryQueueTest {
 
     private record Now(SplittableRandom random, long time) {}
 
-    private static void checkAgainstASortedList(java.util.function.ToLongFunction<Now> deliveryTime) {
+    private static void checkAgainstASortedList(int initialCapacity, java.util.function.ToLongFunction<Now> deliveryTime) {
         long seed = new SplittableRandom().nextLong();
         SplittableRandom random = new SplittableRandom(seed);
-        DeliveryQueue queue = new DeliveryQueue(4);
+        DeliveryQueue queue = new DeliveryQueue(initialCapacity);
         List<Entry> reference = new ArrayList<>();
         List<Entry> removed = new ArrayList<>();
         List<Entry> expected = new ArrayList<>();
