@@ -79,16 +79,12 @@ public class EmulatorBenchmark {
     /** {@link Write} with {@link #BATCH} WRITEs in flight from the start: the stream {@link #rdmaWriteStream} keeps up. */
     @State(Scope.Thread)
     public static class WriteStream extends Write {
-        /** {@code upTo[k]} has k slots: a poll never takes more completions than the invocation still counts. */
-        final WorkCompletion[][] upTo = new WorkCompletion[BATCH + 1][];
+        final WorkCompletion[][] upTo = completionArraysUpTo(BATCH);
 
         @Override
         @Setup(Level.Trial)
         public void setUp() throws Exception {
             super.setUp();
-            for (int k = 0; k <= BATCH; k++) {
-                upTo[k] = new WorkCompletion[k];
-            }
             for (int i = 0; i < BATCH; i++) {
                 pair.qpA.postSend(write);
             }
@@ -100,18 +96,30 @@ public class EmulatorBenchmark {
     @OutputTimeUnit(TimeUnit.SECONDS)
     @OperationsPerInvocation(BATCH)
     public int rdmaWriteStream(WriteStream state) {
-        EmulatedRcPair pair = state.pair;
         int completed = 0;
         while (completed < BATCH) {
-            WorkCompletion[] polled = state.upTo[BATCH - completed];
-            int n = pair.cqA.poll(polled);
-            for (int i = 0; i < n; i++) {
-                EmulatedRcPair.requireSuccess(polled[i]);
-                pair.qpA.postSend(state.write);
-            }
-            completed += n;
+            completed += postOnePerCompletion(state.pair, state.upTo[BATCH - completed], state.write);
         }
         return completed;
+    }
+
+    /** {@code upTo[k]} has k slots: a poll never takes more completions than the invocation still counts. */
+    static WorkCompletion[][] completionArraysUpTo(int max) {
+        WorkCompletion[][] upTo = new WorkCompletion[max + 1][];
+        for (int k = 0; k <= max; k++) {
+            upTo[k] = new WorkCompletion[k];
+        }
+        return upTo;
+    }
+
+    /** Polls A's send CQ once into {@code polled} and posts {@code wr} again for every completion; {@return how many} */
+    static int postOnePerCompletion(EmulatedRcPair pair, WorkCompletion[] polled, SendWr wr) {
+        int n = pair.cqA.poll(polled);
+        for (int i = 0; i < n; i++) {
+            EmulatedRcPair.requireSuccess(polled[i]);
+            pair.qpA.postSend(wr);
+        }
+        return n;
     }
 
     @Benchmark
@@ -168,17 +176,13 @@ public class EmulatorBenchmark {
         final SendWr send = new SendWr();
         /** Twice the sends in flight, each reposted when its completion is polled: no send waits for a receive (RNR). */
         final RecvWr[] receives = new RecvWr[2 * BATCH];
-        /** {@code upTo[k]} has k slots: a poll never takes more send completions than the invocation still counts. */
-        final WorkCompletion[][] upTo = new WorkCompletion[BATCH + 1][];
+        final WorkCompletion[][] upTo = completionArraysUpTo(BATCH);
         final WorkCompletion[] received = new WorkCompletion[2 * BATCH];
 
         @Setup(Level.Trial)
         public void setUp() throws Exception {
             pair = new EmulatedRcPair(EmulatedRcPair.fabric(fabric), 64L * 2 * BATCH, 2 * BATCH, Mtu.MTU_1024);
             send.wrId(1).opcode(WrOpcode.SEND).signaled(true).sge(pair.mrA, 0, 64);
-            for (int k = 0; k <= BATCH; k++) {
-                upTo[k] = new WorkCompletion[k];
-            }
             for (int i = 0; i < receives.length; i++) {
                 receives[i] = RecvWr.of(i, pair.mrB, 64L * i, 64);
                 pair.qpB.postRecv(receives[i]);
@@ -208,16 +212,9 @@ public class EmulatorBenchmark {
     @OutputTimeUnit(TimeUnit.SECONDS)
     @OperationsPerInvocation(BATCH)
     public int sendStream64(SendStream state) {
-        EmulatedRcPair pair = state.pair;
         int completed = 0;
         while (completed < BATCH) {
-            WorkCompletion[] polled = state.upTo[BATCH - completed];
-            int n = pair.cqA.poll(polled);
-            for (int i = 0; i < n; i++) {
-                EmulatedRcPair.requireSuccess(polled[i]);
-                pair.qpA.postSend(state.send);
-            }
-            completed += n;
+            completed += postOnePerCompletion(state.pair, state.upTo[BATCH - completed], state.send);
             state.repostReceives();
         }
         return completed;
