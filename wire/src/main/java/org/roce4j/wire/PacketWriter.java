@@ -278,6 +278,36 @@ public final class PacketWriter {
     }
 
     /**
+     * Turns the frame at {@code frame[offset..]} — a MIDDLE packet over IPv4, BTH then payload (no extension
+     * header carries one) — into the next MIDDLE packet of the same message, in place: the PSN one more (IBTA
+     * 9.7.1: a message's packets take consecutive PSNs), the IPv4 Identification {@code identificationStep}
+     * more (0 where the sender numbers every packet 0) with its header checksum, and AckReq as given. The
+     * lengths and the payload's place stay; the payload and the ICRC are the caller's (a frame whose ICRC
+     * was {@linkplain #offloadIcrc offloaded} keeps it zero).
+     *
+     * @throws IllegalArgumentException if the frame is not IPv4 or its opcode not a MIDDLE one
+     */
+    public static void nextMiddlePacket(byte[] frame, int offset, int identificationStep, boolean ackReq) {
+        int ip = offset + EthernetHeader.LENGTH
+                + (Bytes.u16(frame, offset + 12) == EthernetHeader.ETHERTYPE_VLAN ? EthernetHeader.VLAN_TAG_LENGTH : 0);
+        if (frame[ip] >>> 4 != 4) {
+            throw new IllegalArgumentException("not an IPv4 frame");
+        }
+        int bth = ip + Ipv4Header.LENGTH + UdpHeader.LENGTH;
+        Opcode opcode = Opcode.lookup(Bytes.u8(frame, bth));
+        if (opcode == null || opcode.position() != Position.MIDDLE) {
+            throw new IllegalArgumentException("not a MIDDLE packet: " + opcode);
+        }
+        if (identificationStep != 0) {
+            int identification = Bytes.u16(frame, ip + Ipv4Header.IDENTIFICATION_OFFSET) + identificationStep;
+            boolean dontFragment = (Bytes.u16(frame, ip + 6) & Ipv4Header.DONT_FRAGMENT) != 0;
+            Ipv4Header.writeIdentification(frame, ip, identification & 0xFFFF, dontFragment);
+        }
+        Bytes.u8(frame, bth + 8, ackReq ? 0x80 : 0);
+        Bytes.u24(frame, bth + 9, Psn.next(Bytes.u24(frame, bth + 9)));
+    }
+
+    /**
      * Writes the Ethernet, IP and UDP headers alone — lengths and the IPv4 header checksum derived,
      * UDP checksum 0 — in front of the {@code udpPayloadLength} bytes (BTH to ICRC) at
      * {@link #udpPayloadOffset()}, which it leaves as they are.

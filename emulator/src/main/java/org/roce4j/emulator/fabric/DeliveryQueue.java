@@ -2,6 +2,7 @@ package org.roce4j.emulator.fabric;
 
 import java.util.Arrays;
 import java.util.List;
+import org.roce4j.wire.PacketWriter;
 
 /**
  * Frames waiting for their delivery time, earliest first; among equal times, in the order they
@@ -32,6 +33,13 @@ final class DeliveryQueue {
     private long[] payloadSourceOffset;
     private int[] payloadFrameOffset;
     private int[] payloadLength;
+    /** Per slot: the packets it still stands for — 1, or what is left of a train ({@link PayloadReference#train}). */
+    private int[] packets;
+    /** Per slot: a train's IPv4 Identification step, and (bit 31) whether its last packet asks for an ACK. */
+    private int[] trainFlags;
+    private static final int ACK_REQ_ON_LAST = 1 << 31;
+    /** Packets queued: the slots' {@link #packets} summed. */
+    private int packetsQueued;
     /** Slot numbers, heap-ordered by (time, sequence). */
     private int[] heap;
     private int heapSize;
@@ -59,6 +67,8 @@ final class DeliveryQueue {
         payloadSourceOffset = new long[capacity];
         payloadFrameOffset = new int[capacity];
         payloadLength = new int[capacity];
+        packets = new int[capacity];
+        trainFlags = new int[capacity];
         heap = new int[capacity];
         inOrder = new int[capacity];
         freeSlots = new int[capacity];
@@ -77,12 +87,16 @@ final class DeliveryQueue {
     void add(long deliveryNanos, byte[] frame, int frameLength, AttachedPort to, List<String> faultNotes,
              boolean asBuilt, PayloadReference payload) {
         int slot = allocateSlot();
+        packets[slot] = 1;
         if (payload != null) {
             payloadSource[slot] = payload.source();
             payloadSourceOffset[slot] = payload.sourceOffset();
             payloadFrameOffset[slot] = payload.frameOffset();
             payloadLength[slot] = payload.length();
+            packets[slot] = payload.packets();
+            trainFlags[slot] = payload.identificationStep() | (payload.ackReqOnLast() ? ACK_REQ_ON_LAST : 0);
         }
+        packetsQueued += packets[slot];
         faults[slot] = faultNotes;
         unchanged[slot] = asBuilt;
         time[slot] = deliveryNanos;
@@ -98,11 +112,12 @@ final class DeliveryQueue {
     }
 
     boolean isEmpty() {
-        return size() == 0;
+        return heapSize + inOrderSize == 0;
     }
 
+    /** {@return the packets queued: a train counts each of its packets still to come} */
     int size() {
-        return heapSize + inOrderSize;
+        return packetsQueued;
     }
 
     /** {@return the delivery time of the earliest frame, or {@link Long#MAX_VALUE} if none} */
@@ -125,16 +140,27 @@ final class DeliveryQueue {
     }
 
     /**
+     * {@return the slot of the earliest frame, left in the queue}
+     *
+     * @throws IllegalStateException if the queue is empty
+     */
+    int earliest() {
+        int slot = earliestSlot();
+        if (slot < 0) {
+            throw new IllegalStateException("no frame queued");
+        }
+        return slot;
+    }
+
+    /**
      * Takes the earliest frame out of the queue.
      *
      * @return its slot, whose fields stay readable until {@link #free}
      * @throws IllegalStateException if the queue is empty
      */
     int removeEarliest() {
-        int slot = earliestSlot();
-        if (slot < 0) {
-            throw new IllegalStateException("no frame queued");
-        }
+        int slot = earliest();
+        packetsQueued -= packets[slot];
         if (inOrderSize > 0 && slot == inOrder[inOrderHead]) {
             inOrderHead = (inOrderHead + 1) & (inOrder.length - 1);
             inOrderSize--;
@@ -178,6 +204,26 @@ final class DeliveryQueue {
         return into.set(payloadSource[slot], payloadSourceOffset[slot], payloadFrameOffset[slot], payloadLength[slot]);
     }
 
+    /** {@return the packets the frame in {@code slot} still stands for: more than 1 for a train's} */
+    int packets(int slot) {
+        return packets[slot];
+    }
+
+    /**
+     * The earliest slot, a train with packets left after the one just delivered, becomes its next packet: its
+     * frame rewritten in place ({@link PacketWriter#nextMiddlePacket}), its payload the next bytes of the source.
+     * It keeps its place: a train's packets were sent one after the other, and nothing else was queued between
+     * them.
+     */
+    void nextPacketOfTrain(int slot) {
+        packets[slot]--;
+        packetsQueued--;
+        payloadSourceOffset[slot] += payloadLength[slot];
+        int flags = trainFlags[slot];
+        PacketWriter.nextMiddlePacket(buffer[slot], 0, flags & ~ACK_REQ_ON_LAST,
+                packets[slot] == 1 && (flags & ACK_REQ_ON_LAST) != 0);
+    }
+
     /** {@return what the fault injector did to the frame, as queued; empty when nothing or nobody asked} */
     @SuppressWarnings("unchecked") // only add() stores here, and only List<String>
     List<String> faultNotes(int slot) {
@@ -217,6 +263,8 @@ final class DeliveryQueue {
         payloadSourceOffset = Arrays.copyOf(payloadSourceOffset, capacity);
         payloadFrameOffset = Arrays.copyOf(payloadFrameOffset, capacity);
         payloadLength = Arrays.copyOf(payloadLength, capacity);
+        packets = Arrays.copyOf(packets, capacity);
+        trainFlags = Arrays.copyOf(trainFlags, capacity);
         heap = Arrays.copyOf(heap, capacity);
         int[] unwrapped = new int[capacity];
         for (int i = 0; i < inOrderSize; i++) {

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import org.roce4j.wire.MacAddress;
+import org.roce4j.wire.PacketWriter;
 import org.roce4j.wire.pcap.CaptureWriter;
 
 /**
@@ -47,6 +48,8 @@ final class FrameSwitch {
     private final FramePool pool = new FramePool();
     /** Filled for each delivery of a frame sent by reference ({@link PayloadReference}: reused, allocates nothing). */
     private final PayloadReference delivering = new PayloadReference();
+    /** Filled for each packet of a train routed one by one ({@link #routeEachPacket}). */
+    private final PayloadReference onePacket = new PayloadReference();
     private FrameFilter filter = FrameFilter.PASS_ALL;
     /** Attached ports whose receivers take no frame without its ICRC. */
     private int portsNeedingIcrc;
@@ -130,14 +133,20 @@ final class FrameSwitch {
     /** @return whether the switch kept {@code frame} itself (only if {@code mayKeep}) */
     private boolean route(byte[] frame, int offset, int length, long nowNanos, long linkDelayNanos,
                           boolean unchanged, boolean mayKeep, PayloadReference payload) {
-        transmitted++;
+        int packets = payload == null ? 1 : payload.packets();
+        transmitted += packets;
         if (closed) {
-            droppedClosed++;
+            droppedClosed += packets;
             return false;
         }
         if (frame == null || offset < 0 || length < ETHERNET_HEADER_LENGTH
                 || length > Fabric.MAX_FRAME_LENGTH || offset > frame.length - length) {
-            droppedMalformed++;
+            droppedMalformed += packets;
+            return false;
+        }
+        if (packets > 1 && (needsIcrc() || isMulticast(mac(frame, offset)))) {
+            transmitted -= packets; // counted again, one by one
+            routeEachPacket(frame, offset, length, nowNanos, linkDelayNanos, unchanged, payload);
             return false;
         }
         if (payload != null && needsIcrc()) {
@@ -163,12 +172,35 @@ final class FrameSwitch {
         }
         AttachedPort destination = ports.get(destinationMac);
         if (destination == null) {
-            droppedUnknownDestination++;
+            droppedUnknownDestination += packets;
             capture(frame, offset, length, nowNanos, RetransmissionMarks.join(marks, NO_PORT));
             return false;
         }
         forward(frame, offset, length, nowNanos, linkDelayNanos, destination, true, marks, unchanged, mayKeep, payload);
         return mayKeep;
+    }
+
+    /**
+     * A train ({@link PayloadReference#train}) that must go as frames after all — a reader on the way needs every
+     * byte (the sender checked that none was there), or a group address floods each packet: its packets routed in
+     * turn, each frame rewritten into the next ({@link PacketWriter#nextMiddlePacket}).
+     */
+    private void routeEachPacket(byte[] frame, int offset, int length, long nowNanos, long linkDelayNanos,
+                                 boolean unchanged, PayloadReference train) {
+        int packets = train.packets();
+        PayloadReference.Source source = train.source();
+        long sourceOffset = train.sourceOffset();
+        int frameOffset = train.frameOffset();
+        int packetLength = train.length();
+        int identificationStep = train.identificationStep();
+        boolean ackReqOnLast = train.ackReqOnLast();
+        for (int i = 0; i < packets; i++) {
+            if (i > 0) {
+                PacketWriter.nextMiddlePacket(frame, offset, identificationStep, i == packets - 1 && ackReqOnLast);
+            }
+            onePacket.set(source, sourceOffset + (long) i * packetLength, frameOffset, packetLength);
+            route(frame, offset, length, nowNanos, linkDelayNanos, unchanged, false, onePacket);
+        }
     }
 
     /** An Ethernet group address that is not the broadcast (which the fabric uses for "no neighbour": lost). */
@@ -236,7 +268,11 @@ final class FrameSwitch {
      * as delivered, as a NIC that received it and then failed.
      */
     void deliverEarliest(long nowNanos, CallbackFailures failures) {
-        int slot = queue.removeEarliest();
+        int slot = queue.earliest();
+        boolean trainGoesOn = queue.packets(slot) > 1;
+        if (!trainGoesOn) {
+            queue.removeEarliest();
+        }
         byte[] frame = queue.buffer(slot);
         AttachedPort port = queue.destination(slot);
         try {
@@ -255,8 +291,12 @@ final class FrameSwitch {
         } catch (RuntimeException | Error e) {
             failures.report(port, "receiver at " + nowNanos, e);
         } finally {
-            queue.free(slot);
-            pool.give(frame);
+            if (trainGoesOn && !closed) { // a receiver that closed the fabric emptied the queue
+                queue.nextPacketOfTrain(slot);
+            } else {
+                queue.free(slot);
+                pool.give(frame);
+            }
         }
     }
 
@@ -264,10 +304,11 @@ final class FrameSwitch {
     void close() throws IOException {
         closed = true;
         while (!queue.isEmpty()) {
-            int slot = queue.removeEarliest();
+            int slot = queue.earliest();
+            droppedClosed += queue.packets(slot);
+            queue.removeEarliest();
             pool.give(queue.buffer(slot));
             queue.free(slot);
-            droppedClosed++;
         }
         if (tap != null) {
             CaptureWriter closing = tap;

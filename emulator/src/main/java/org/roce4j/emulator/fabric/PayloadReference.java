@@ -34,14 +34,55 @@ public final class PayloadReference {
     private long sourceOffset;
     private int frameOffset;
     private int length;
+    private int packets = 1;
+    private int identificationStep;
+    private boolean ackReqOnLast;
 
-    /** Points at {@code length} bytes of {@code source} from {@code sourceOffset}, which belong at {@code frameOffset} of the frame. */
+    /**
+     * Points at {@code length} bytes of {@code source} from {@code sourceOffset}, which belong at {@code frameOffset}
+     * of the frame: one packet.
+     */
     public PayloadReference set(Source source, long sourceOffset, int frameOffset, int length) {
         this.source = source;
         this.sourceOffset = sourceOffset;
         this.frameOffset = frameOffset;
         this.length = length;
+        this.packets = 1;
         return this;
+    }
+
+    /**
+     * Makes the frame stand for a run of {@code packets} MIDDLE packets of one message (a train), the bytes set by
+     * {@link #set} being the first {@code packetLength} of them: each next packet carries the next
+     * {@code packetLength} bytes of the source, the next PSN and an IPv4 Identification {@code identificationStep}
+     * more, and AckReq only on the last, if {@code ackReqOnLast} ({@link
+     * org.roce4j.wire.PacketWriter#nextMiddlePacket}). The fabric delivers them one by one, as it would the frames
+     * sent one by one: a sender builds and routes the headers once instead of once a packet.
+     */
+    public PayloadReference train(int packets, int packetLength, int identificationStep, boolean ackReqOnLast) {
+        if (packets < 1 || (long) packets * packetLength > length) {
+            throw new IllegalArgumentException(packets + " packets of " + packetLength + " bytes in " + length);
+        }
+        this.packets = packets;
+        this.length = packetLength;
+        this.identificationStep = identificationStep;
+        this.ackReqOnLast = ackReqOnLast;
+        return this;
+    }
+
+    /** {@return how many packets the frame stands for: 1, or a train's ({@link #train})} */
+    public int packets() {
+        return packets;
+    }
+
+    /** How much a train's next packet adds to the IPv4 Identification: 1, or 0 where every packet has 0. */
+    public int identificationStep() {
+        return identificationStep;
+    }
+
+    /** Whether a train's last packet asks for an ACK. */
+    public boolean ackReqOnLast() {
+        return ackReqOnLast;
     }
 
     /** The memory the payload is in (its sender's registered region). */

@@ -600,8 +600,17 @@ public final class Rnic implements Agent, FrameReceiver {
 
     /** Sends the frame built in {@link #tx}, its payload where {@code payload} (from {@link #payloadByReference}) says. */
     public void transmit(int length, PayloadReference payload) {
-        count(RnicCounter.FRAMES_SENT);
+        int packets = payload.packets();
+        count(RnicCounter.FRAMES_SENT, packets);
+        if (!zeroIpv4Identification) {
+            ipv4Identification = (ipv4Identification + packets - 1) & 0xFFFF; // beginFrame numbered the first
+        }
         tx = port.transmitHandingOver(tx, length, payload);
+    }
+
+    /** How much each packet of a train adds to the IPv4 Identification ({@link PayloadReference#train}): 0 or 1. */
+    public int ipv4IdentificationStep() {
+        return zeroIpv4Identification ? 0 : 1;
     }
 
     /** {@return where the payload of the packet being received is, if its sender left it in its memory; else null} */
@@ -716,6 +725,10 @@ public final class Rnic implements Agent, FrameReceiver {
 
     public void count(RnicCounter counter) {
         counters[counter.ordinal()]++;
+    }
+
+    public void count(RnicCounter counter, int times) {
+        counters[counter.ordinal()] += times;
     }
 
     public long counter(RnicCounter counter) {

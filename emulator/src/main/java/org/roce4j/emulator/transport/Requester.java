@@ -190,8 +190,7 @@ public final class Requester {
             if (qp.type == QpType.RC && window.isFull()) {
                 break; // the window is full: an ACK reschedules us
             }
-            sendPacket(wqe, next, nowNanos);
-            work++;
+            work += sendPackets(wqe, next, nowNanos, Rnic.PACKETS_PER_TURN - work);
         }
         if (work >= Rnic.PACKETS_PER_TURN) {
             rnic.schedule(qp);
@@ -314,7 +313,13 @@ public final class Requester {
         wqe.status = status;
     }
 
-    private void sendPacket(SendWqe wqe, long seq, long nowNanos) {
+    /**
+     * Sends the WQE's next packet, or — where its payload may go by reference — a train of up to {@code most} of
+     * its MIDDLE packets at once ({@link #trainLength}).
+     *
+     * @return the packets sent (0 if the WQE failed)
+     */
+    private int sendPackets(SendWqe wqe, long seq, long nowNanos, int most) {
         int psn = window.nextPsn;
         WrOpcode wr = wqe.opcode;
         int mtu = qp.mtu();
@@ -340,30 +345,32 @@ public final class Requester {
             payload = (int) Math.min(mtu, wqe.length - offset);
             last = position.endsMessage();
         }
-        boolean ackReq = false;
-        if (qp.type == QpType.RC) {
-            ackReq = last || ++packetsSinceAckReq >= MAX_PACKETS_PER_ACK;
-            if (ackReq) {
-                packetsSinceAckReq = 0;
-            }
-        }
         boolean solicited = last && (wqe.flags & SendFlag.SOLICITED.bit()) != 0 && (wr.isSend() || wr.hasImmediate());
         NetworkPath path = qp.type == QpType.UD ? wqe.udPath : qp.path;
         int destQp = qp.type == QpType.UD ? wqe.remoteQpn : qp.destQpn;
         PacketWriter frame = rnic.beginFrame(path, qp.sourcePort).bth(opcode, destQp, psn)
-                .solicitedEvent(solicited).ackReq(ackReq);
+                .solicitedEvent(solicited);
         writeExtensionHeaders(frame, opcode, wqe, offset);
         byte[] b = rnic.tx();
         int payloadAt = frame.payloadOffset();
         PayloadReference byReference = null;
+        int packets = 1;
         if (payload > 0) {
             int copied = SgeCopy.SPLIT;
             if (wqe.inline) {
                 copied = copyInline(wqe, seq, offset, b, payloadAt, payload);
             } else if (mayGoByReference(path, payload)) {
                 byReference = rnic.payloadByReference();
+                if (byReference != null && opcode.position() == Position.MIDDLE) {
+                    packets = trainLength(wqe, most);
+                }
                 copied = byReference == null ? SgeCopy.SPLIT : SgeCopy.reference(rnic.memoryRegions, qp.pd, sq.sges,
-                        sq.sgeBase(seq), wqe.numSge, offset, payload, byReference, payloadAt);
+                        sq.sgeBase(seq), wqe.numSge, offset, packets * payload, byReference, payloadAt);
+                if (copied == SgeCopy.SPLIT && packets > 1) {
+                    packets = 1; // the train's bytes span SGEs: this packet's alone may not
+                    copied = SgeCopy.reference(rnic.memoryRegions, qp.pd, sq.sges, sq.sgeBase(seq), wqe.numSge,
+                            offset, payload, byReference, payloadAt);
+                }
             }
             if (copied == SgeCopy.SPLIT) {
                 byReference = null;
@@ -381,8 +388,20 @@ public final class Requester {
                 failInRequester(wqe, copied == SgeCopy.TOO_LONG && rnic.model.has(Quirk.UNKNOWN_SEND_LKEY_IS_LOC_QP_OP_ERR)
                         ? WcStatus.LOC_QP_OP_ERR : WcStatus.LOC_PROT_ERR);
                 qp.completer.retire();
-                return;
+                return 0;
             }
+        }
+        boolean ackReq = false;
+        if (qp.type == QpType.RC) {
+            packetsSinceAckReq += packets;
+            ackReq = last || packetsSinceAckReq >= MAX_PACKETS_PER_ACK;
+            if (ackReq) {
+                packetsSinceAckReq = 0;
+            }
+        }
+        frame.ackReq(ackReq && packets == 1);
+        if (packets > 1) {
+            byReference.train(packets, payload, rnic.ipv4IdentificationStep(), ackReq);
         }
         if (byReference == null) {
             rnic.transmit(frame.finish(payload));
@@ -390,14 +409,14 @@ public final class Requester {
             rnic.transmit(frame.finish(payload), byReference);
         }
         if (Psn.compare(psn, freshPsn) < 0) {
-            rnic.count(RnicCounter.RETRANSMITTED_PACKETS);
+            rnic.count(RnicCounter.RETRANSMITTED_PACKETS, Math.min(packets, Psn.distance(psn, freshPsn)));
         }
         if (wr == WrOpcode.RDMA_READ) {
             window.nextPsn = Psn.next(wqe.lastPsn);
             packetIndex = wqe.packets;
         } else {
-            window.nextPsn = Psn.next(psn);
-            packetIndex++;
+            window.nextPsn = Psn.add(psn, packets);
+            packetIndex += packets;
         }
         if (Psn.compare(window.nextPsn, freshPsn) > 0) {
             freshPsn = window.nextPsn;
@@ -413,6 +432,22 @@ public final class Requester {
                 qp.completer.retire();
             }
         }
+        return packets;
+    }
+
+    /**
+     * How many MIDDLE packets from the current one go as one train ({@link PayloadReference#train}): at most
+     * {@code most}, the MIDDLE packets the message has left, what the RC window takes, and up to the next packet
+     * that must ask for an ACK — everything the requester would have sent one by one in this turn, with the same
+     * headers but the PSN, AckReq and IPv4 Identification.
+     */
+    private int trainLength(SendWqe wqe, int most) {
+        int packets = Math.min(most, wqe.packets - 1 - packetIndex);
+        if (qp.type == QpType.RC) {
+            packets = Math.min(packets, MAX_PACKETS_PER_ACK - packetsSinceAckReq);
+            packets = Math.min(packets, window.room());
+        }
+        return Math.max(packets, 1);
     }
 
     private void writeExtensionHeaders(PacketWriter frame, Opcode opcode, SendWqe wqe, long offset) {

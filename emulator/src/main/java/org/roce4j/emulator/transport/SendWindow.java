@@ -40,6 +40,11 @@ public final class SendWindow {
 
     /** rxe's window ({@code RXE_MAX_UNACKED_PSNS}): no new packet while this many PSNs are unacknowledged. */
     boolean isFull() {
-        return Psn.distance(unackedPsn, nextPsn) >= MAX_UNACKED_PSNS;
+        return room() <= 0;
+    }
+
+    /** {@return how many more PSNs may be sent before the window is full ({@link #isFull})} */
+    int room() {
+        return MAX_UNACKED_PSNS - Psn.distance(unackedPsn, nextPsn);
     }
 }

@@ -2,6 +2,7 @@ package org.roce4j.emulator.fabric;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -9,6 +10,9 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.roce4j.wire.Opcode;
+import org.roce4j.wire.PacketInfo;
+import org.roce4j.wire.PacketWriter;
 
 class DeliveryQueueTest {
 
@@ -55,6 +59,51 @@ class DeliveryQueueTest {
         }
 
         assertThat(order).containsExactly(1, 4, 3, 2);
+    }
+
+    /**
+     * A train ({@link PayloadReference#train}) keeps its place for each of its packets: each taken in turn is the
+     * next MIDDLE packet (next PSN, next payload bytes, AckReq on the last only), a frame queued after it at the
+     * same time waits for all of them, and the queue counts packets, not slots.
+     */
+    @Test
+    void aTrainLeavesAsItsPacketsOneAtATimeInItsPlace() {
+        byte[] frame = new byte[200];
+        PacketWriter writer = new PacketWriter();
+        writer.offloadIcrc(true);
+        int length = writer.ethernet(frame, 0, 2, 1).ipv4(0, 10, true, 64, new byte[4], new byte[4]).udp(9)
+                .bth(Opcode.RC_RDMA_WRITE_MIDDLE, 5, 1000).finish(64);
+        PayloadReference.Source source = new PayloadReference.Source() {
+            public MemorySegment segment() { return MemorySegment.NULL; }
+            public boolean isReadable() { return true; }
+        };
+        DeliveryQueue queue = new DeliveryQueue(4);
+        queue.add(100, frame, length, null, null, true,
+                new PayloadReference().set(source, 4096, length - 68, 3 * 64).train(3, 64, 1, true));
+        queue.add(100, new byte[] {9}, 1, null);
+        assertThat(queue.size()).isEqualTo(4);
+
+        PacketInfo packet = new PacketInfo();
+        PayloadReference delivered = new PayloadReference();
+        for (int i = 0; i < 3; i++) {
+            int slot = queue.earliest();
+            assertThat(queue.buffer(slot)).isSameAs(frame);
+            assertThat(packet.parseTrustedFrame(frame, 0, length)).isTrue();
+            assertThat(packet.psn()).isEqualTo(1000 + i);
+            assertThat(packet.ackReq()).isEqualTo(i == 2);
+            assertThat(queue.payload(slot, delivered).sourceOffset()).isEqualTo(4096 + 64L * i);
+            assertThat(queue.packets(slot)).isEqualTo(3 - i);
+            if (i < 2) {
+                queue.nextPacketOfTrain(slot);
+            } else {
+                assertThat(queue.removeEarliest()).isEqualTo(slot);
+                queue.free(slot);
+            }
+            assertThat(queue.size()).isEqualTo(3 - i);
+        }
+        int last = queue.removeEarliest();
+        assertThat(queue.buffer(last)).containsExactly(9);
+        assertThat(queue.isEmpty()).isTrue();
     }
 
     private record Now(SplittableRandom random, long time) {}

@@ -1,0 +1,111 @@
+package org.roce4j.emulator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.roce4j.emulator.fabric.FabricCounters;
+import org.roce4j.verbs.Mtu;
+import org.roce4j.verbs.Qp;
+import org.roce4j.verbs.QpType;
+import org.roce4j.verbs.RecvWr;
+import org.roce4j.verbs.SendWr;
+import org.roce4j.verbs.WorkCompletion;
+import org.roce4j.verbs.WrOpcode;
+
+/**
+ * Issue 17: while nothing but RNICs reads the fabric's frames, a requester hands a message's MIDDLE packets to
+ * the fabric as one train — headers built and routed once — and the fabric delivers them one step each, as the
+ * frames it would have been handed one by one. A tap turns trains off (it reads every frame), so a run with a tap
+ * and one without must be the same run: the same steps, the same virtual time, every counter and completion
+ * the same, every byte placed the same.
+ */
+class PacketTrainTest {
+
+    /** What a user can observe of a run. */
+    private record Observed(int steps, long endNanos, Map<RnicCounter, Long> countersA, Map<RnicCounter, Long> countersB,
+                            FabricCounters fabric, List<String> completions, byte[] target) {
+    }
+
+    @Test
+    void aRunWithoutATapIsTheRunWithOne(@TempDir Path dir) {
+        Observed withTap = run(dir.resolve("trains-off.pcap"));
+        Observed withoutTap = run(null);
+
+        assertThat(withoutTap.steps()).as("fabric steps").isEqualTo(withTap.steps());
+        assertThat(withoutTap.endNanos()).as("virtual time").isEqualTo(withTap.endNanos());
+        assertThat(withoutTap.countersA()).isEqualTo(withTap.countersA());
+        assertThat(withoutTap.countersB()).isEqualTo(withTap.countersB());
+        assertThat(withoutTap.fabric()).isEqualTo(withTap.fabric());
+        assertThat(withoutTap.completions()).isEqualTo(withTap.completions());
+        assertThat(withoutTap.target()).isEqualTo(withTap.target());
+        // Not a run where nothing happened: 512 + 4 + 20 + 16 request packets; an ACK every 64 packets and per RC message.
+        assertThat(withoutTap.countersA().get(RnicCounter.FRAMES_SENT)).isEqualTo(552);
+        assertThat(withoutTap.countersB().get(RnicCounter.ACKS_SENT)).isGreaterThanOrEqualTo(8 + 2);
+        assertThat(withoutTap.completions()).hasSize(6);
+    }
+
+    /**
+     * Two RC QP pairs and a UC pair at once: a 512 KiB WRITE (512 packets of 1 KiB: the window of 128 PSNs and an
+     * AckReq every 64 packets cut its trains), a 4 KiB WRITE from two SGEs (its middle packets cross from one to
+     * the other), a 20,000-byte SEND on the second RC pair, a 64 KiB UC WRITE with immediate.
+     */
+    private static Observed run(Path tap) {
+        try (TwoNodes nodes = new TwoNodes()) {
+            if (tap != null) {
+                nodes.fabric.tap(tap);
+            }
+            for (long i = 0; i < nodes.a.memory.byteSize(); i++) {
+                nodes.a.memory.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 7 + (i >>> 10)));
+            }
+            Qp[] rc = nodes.connectedPair(QpType.RC, Mtu.MTU_1024);
+            Qp[] rc2 = nodes.connectedPair(QpType.RC, Mtu.MTU_1024);
+            Qp[] uc = nodes.connectedPair(QpType.UC, Mtu.MTU_4096);
+            long b = nodes.b.mr.address();
+            int rkey = nodes.b.mr.rkey();
+            rc[0].postSend(SendWr.rdmaWrite(1, nodes.a.mr, 0, 512 * 1024, b, rkey));
+            rc[0].postSend(new SendWr().wrId(2).opcode(WrOpcode.RDMA_WRITE).signaled(true)
+                    .sge(nodes.a.mr, 600_000, 1_500).sge(nodes.a.mr, 700_000, 2_596).remote(b + 600_000, rkey));
+            rc2[1].postRecv(new RecvWr().wrId(3).sge(nodes.b.mr, 620_000, 20_000));
+            rc2[0].postSend(new SendWr().wrId(3).opcode(WrOpcode.SEND).signaled(true).sge(nodes.a.mr, 800_000, 20_000));
+            uc[1].postRecv(new RecvWr().wrId(4));
+            uc[0].postSend(new SendWr().wrId(4).opcode(WrOpcode.RDMA_WRITE_WITH_IMM).immData(0x1234).signaled(true)
+                    .sge(nodes.a.mr, 0, 64 * 1024).remote(b + 700_000, rkey));
+            int steps = 0;
+            while (nodes.fabric.step()) {
+                steps++;
+            }
+            List<String> completions = new ArrayList<>();
+            for (WorkCompletion wc : nodes.a.pollAll()) {
+                completions.add("A " + wc);
+            }
+            for (WorkCompletion wc : nodes.b.pollAll()) {
+                completions.add("B " + wc);
+            }
+            return new Observed(steps, nodes.now(), nodes.rnicA.counters(), nodes.rnicB.counters(),
+                    nodes.fabric.counters(), completions, nodes.b.memory.toArray(ValueLayout.JAVA_BYTE));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Test
+    void everyByteOfATrainIsPlaced() {
+        Observed run = run(null);
+        byte[] expected = new byte[512 * 1024];
+        for (int i = 0; i < expected.length; i++) {
+            expected[i] = (byte) (i * 7 + (i >>> 10));
+        }
+        assertThat(Arrays.copyOf(run.target(), 512 * 1024)).isEqualTo(expected);
+        assertThat(run.completions()).allSatisfy(text -> assertThat(text).contains("SUCCESS"));
+    }
+}

@@ -1,0 +1,68 @@
+package org.roce4j.wire;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link PacketWriter#nextMiddlePacket}: a MIDDLE packet rewritten in place is byte for byte the next MIDDLE
+ * packet of its message as the writer lays it out — the next PSN (wrapping at 2^24), the next IPv4
+ * Identification with its checksum, AckReq as asked — tagged or not, its ICRC computed or offloaded alike.
+ */
+class NextMiddlePacketTest {
+    private static final byte[] SOURCE = {10, 0, 0, 1};
+    private static final byte[] DESTINATION = {10, 0, 0, 2};
+    private static final int PAYLOAD = 256;
+
+    /** A MIDDLE packet as the writer builds it: the payload zero, so that only the headers differ. */
+    private static byte[] middle(Opcode opcode, int psn, int identification, boolean ackReq, int vlanTci,
+                                 boolean dontFragment) {
+        byte[] frame = new byte[400];
+        PacketWriter writer = new PacketWriter();
+        writer.offloadIcrc(true);
+        int length = writer.ethernet(frame, 0, 0x0200_0000_0002L, 0x0200_0000_0001L, vlanTci)
+                .ipv4(0x02, identification, dontFragment, 64, SOURCE, DESTINATION).udp(0xC123)
+                .bth(opcode, 0x00_0123, psn).solicitedEvent(false).ackReq(ackReq).finish(PAYLOAD);
+        return java.util.Arrays.copyOf(frame, length);
+    }
+
+    @Test
+    void theNextPacketHasTheNextPsnAndIdentificationAndNoAckReq() {
+        byte[] frame = middle(Opcode.RC_RDMA_WRITE_MIDDLE, 0x00_1000, 7, false, -1, true);
+        PacketWriter.nextMiddlePacket(frame, 0, 1, false);
+        assertThat(frame).isEqualTo(middle(Opcode.RC_RDMA_WRITE_MIDDLE, 0x00_1001, 8, false, -1, true));
+        PacketWriter.nextMiddlePacket(frame, 0, 1, true);
+        assertThat(frame).isEqualTo(middle(Opcode.RC_RDMA_WRITE_MIDDLE, 0x00_1002, 9, true, -1, true));
+    }
+
+    @Test
+    void thePsnAndTheIdentificationWrapAndAckReqIsClearedAgain() {
+        byte[] frame = middle(Opcode.UC_SEND_MIDDLE, Psn.MASK, 0xFFFF, true, -1, false);
+        PacketWriter.nextMiddlePacket(frame, 0, 1, false);
+        assertThat(frame).isEqualTo(middle(Opcode.UC_SEND_MIDDLE, 0, 0, false, -1, false));
+        assertThat(Ipv4Header.checksum(frame, EthernetHeader.LENGTH)).as("the header sums to 0").isZero();
+    }
+
+    @Test
+    void aSenderThatNumbersEveryPacketZeroKeepsZeroAndATaggedFrameIsFound() {
+        byte[] frame = middle(Opcode.RC_SEND_MIDDLE, 41, 0, false, 0x0064, true);
+        PacketWriter.nextMiddlePacket(frame, 0, 0, false);
+        assertThat(frame).isEqualTo(middle(Opcode.RC_SEND_MIDDLE, 42, 0, false, 0x0064, true));
+    }
+
+    @Test
+    void onlyAnIpv4MiddlePacketIsRewritten() {
+        byte[] first = middle(Opcode.RC_SEND_FIRST, 1, 1, false, -1, true);
+        byte[] unchanged = first.clone();
+        assertThatIllegalArgumentException().isThrownBy(() -> PacketWriter.nextMiddlePacket(first, 0, 1, false))
+                .withMessageContaining("not a MIDDLE packet: RC_SEND_FIRST");
+        assertThat(first).isEqualTo(unchanged);
+
+        byte[] v6 = new byte[400];
+        new PacketWriter().ethernet(v6, 0, 1, 2).ipv6(0, 0, 64, new byte[16], new byte[16]).udp(9)
+                .bth(Opcode.RC_SEND_MIDDLE, 1, 1).finish(PAYLOAD);
+        assertThatIllegalArgumentException().isThrownBy(() -> PacketWriter.nextMiddlePacket(v6, 0, 1, false))
+                .withMessageContaining("not an IPv4 frame");
+    }
+}
