@@ -97,6 +97,20 @@ public record Ipv4Header(int trafficClass, int identification, boolean dontFragm
         fillChecksum(b, off);
     }
 
+    /**
+     * Adds {@code step} to the Identification of the header at {@code off} (modulo 2^16) and updates its checksum
+     * incrementally, as RFC 1624 eq. 3 does: HC' = ~(~HC + ~m + m'), the same value a new sum gives.
+     */
+    static void addToIdentification(byte[] b, int off, int step) {
+        int old = Bytes.u16(b, off + IDENTIFICATION_OFFSET);
+        int updated = (old + step) & 0xFFFF;
+        int sum = (~Bytes.u16(b, off + CHECKSUM_OFFSET) & 0xFFFF) + (~old & 0xFFFF) + updated;
+        sum = (sum & 0xFFFF) + (sum >>> 16);
+        sum = (sum & 0xFFFF) + (sum >>> 16);
+        Bytes.u16(b, off + IDENTIFICATION_OFFSET, updated);
+        Bytes.u16(b, off + CHECKSUM_OFFSET, ~sum & 0xFFFF);
+    }
+
     /** TOS and TTL, and the checksum: what {@link IpHeader#writeVariantFields} rewrites. */
     static void writeVariantFields(byte[] b, int off, int trafficClass, int ttl) {
         Bytes.u8(b, off + 1, trafficClass);

@@ -299,9 +299,7 @@ public final class PacketWriter {
             throw new IllegalArgumentException("not a MIDDLE packet: " + opcode);
         }
         if (identificationStep != 0) {
-            int identification = Bytes.u16(frame, ip + Ipv4Header.IDENTIFICATION_OFFSET) + identificationStep;
-            boolean dontFragment = (Bytes.u16(frame, ip + 6) & Ipv4Header.DONT_FRAGMENT) != 0;
-            Ipv4Header.writeIdentification(frame, ip, identification & 0xFFFF, dontFragment);
+            Ipv4Header.addToIdentification(frame, ip, identificationStep);
         }
         Bytes.u8(frame, bth + 8, ackReq ? 0x80 : 0);
         Bytes.u24(frame, bth + 9, Psn.next(Bytes.u24(frame, bth + 9)));

@@ -2,6 +2,9 @@ package org.roce4j.wire;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.booleans;
+import static org.quicktheories.generators.SourceDSL.integers;
 
 import org.junit.jupiter.api.Test;
 
@@ -18,11 +21,16 @@ class NextMiddlePacketTest {
     /** A MIDDLE packet as the writer builds it: the payload zero, so that only the headers differ. */
     private static byte[] middle(Opcode opcode, int psn, int identification, boolean ackReq, int vlanTci,
                                  boolean dontFragment) {
+        return middle(opcode, psn, identification, ackReq, vlanTci, dontFragment, 0x02);
+    }
+
+    private static byte[] middle(Opcode opcode, int psn, int identification, boolean ackReq, int vlanTci,
+                                 boolean dontFragment, int tos) {
         byte[] frame = new byte[400];
         PacketWriter writer = new PacketWriter();
         writer.offloadIcrc(true);
         int length = writer.ethernet(frame, 0, 0x0200_0000_0002L, 0x0200_0000_0001L, vlanTci)
-                .ipv4(0x02, identification, dontFragment, 64, SOURCE, DESTINATION).udp(0xC123)
+                .ipv4(tos, identification, dontFragment, 64, SOURCE, DESTINATION).udp(0xC123)
                 .bth(opcode, 0x00_0123, psn).solicitedEvent(false).ackReq(ackReq).finish(PAYLOAD);
         return java.util.Arrays.copyOf(frame, length);
     }
@@ -42,6 +50,18 @@ class NextMiddlePacketTest {
         PacketWriter.nextMiddlePacket(frame, 0, 1, false);
         assertThat(frame).isEqualTo(middle(Opcode.UC_SEND_MIDDLE, 0, 0, false, -1, false));
         assertThat(Ipv4Header.checksum(frame, EthernetHeader.LENGTH)).as("the header sums to 0").isZero();
+    }
+
+    /** The checksum is updated, not summed again (RFC 1624): for any header it is what a new sum gives. */
+    @Test
+    void anyIdentificationAndPsnGiveTheFrameTheWriterBuilds() {
+        qt().withExamples(2_000).forAll(integers().between(0, 0xFFFF), integers().between(0, Psn.MASK),
+                integers().between(0, 0xFF), booleans().all()).checkAssert((identification, psn, tos, dontFragment) -> {
+                    byte[] frame = middle(Opcode.RC_RDMA_WRITE_MIDDLE, psn, identification, false, -1, dontFragment, tos);
+                    PacketWriter.nextMiddlePacket(frame, 0, 1, false);
+                    assertThat(frame).isEqualTo(middle(Opcode.RC_RDMA_WRITE_MIDDLE, Psn.next(psn),
+                            (identification + 1) & 0xFFFF, false, -1, dontFragment, tos));
+                });
     }
 
     @Test

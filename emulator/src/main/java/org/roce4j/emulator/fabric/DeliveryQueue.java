@@ -35,9 +35,13 @@ final class DeliveryQueue {
     private int[] payloadLength;
     /** Per slot: the packets it still stands for — 1, or what is left of a train ({@link PayloadReference#train}). */
     private int[] packets;
-    /** Per slot: a train's IPv4 Identification step, and (bit 31) whether its last packet asks for an ACK. */
+    /**
+     * Per slot: a train's IPv4 Identification step, whether its last packet asks for an ACK, and whether its first
+     * packet was delivered.
+     */
     private int[] trainFlags;
     private static final int ACK_REQ_ON_LAST = 1 << 31;
+    private static final int GOES_ON = 1 << 30;
     /** Packets queued: the slots' {@link #packets} summed. */
     private int packetsQueued;
     /** Slot numbers, heap-ordered by (time, sequence). */
@@ -88,6 +92,7 @@ final class DeliveryQueue {
              boolean asBuilt, PayloadReference payload) {
         int slot = allocateSlot();
         packets[slot] = 1;
+        trainFlags[slot] = 0;
         if (payload != null) {
             payloadSource[slot] = payload.source();
             payloadSourceOffset[slot] = payload.sourceOffset();
@@ -220,8 +225,14 @@ final class DeliveryQueue {
         packetsQueued--;
         payloadSourceOffset[slot] += payloadLength[slot];
         int flags = trainFlags[slot];
-        PacketWriter.nextMiddlePacket(buffer[slot], 0, flags & ~ACK_REQ_ON_LAST,
+        trainFlags[slot] = flags | GOES_ON;
+        PacketWriter.nextMiddlePacket(buffer[slot], 0, flags & ~(ACK_REQ_ON_LAST | GOES_ON),
                 packets[slot] == 1 && (flags & ACK_REQ_ON_LAST) != 0);
+    }
+
+    /** {@return whether the frame in {@code slot} is a train's packet after its first ({@link #nextPacketOfTrain})} */
+    boolean continuesTrain(int slot) {
+        return (trainFlags[slot] & GOES_ON) != 0;
     }
 
     /** {@return what the fault injector did to the frame, as queued; empty when nothing or nobody asked} */

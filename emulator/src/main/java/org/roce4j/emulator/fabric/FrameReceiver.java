@@ -41,4 +41,13 @@ public interface FrameReceiver {
         payload.copyInto(frame, offset);
         onUnchangedFrame(frame, offset, length, nowNanos);
     }
+
+    /**
+     * A train's packet after its first ({@link PayloadReference#train}), in the array the one before it came in,
+     * which the fabric rewrote in place: only the PSN, AckReq and the IPv4 Identification differ from it. This
+     * default takes it as any other; a receiver that kept its parse of the packet before may go on from it.
+     */
+    default void onNextPacketOfTrain(byte[] frame, int offset, int length, long nowNanos, PayloadReference payload) {
+        onUnchangedFrame(frame, offset, length, nowNanos, payload);
+    }
 }

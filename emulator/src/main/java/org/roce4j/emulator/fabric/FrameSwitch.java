@@ -281,7 +281,9 @@ final class FrameSwitch {
             if (notes != NOT_ON_THE_WIRE) {
                 capture(frame, 0, queue.length(slot), nowNanos, notes);
             }
-            if (queue.payloadSource(slot) != null) {
+            if (queue.continuesTrain(slot)) {
+                port.receiver().onNextPacketOfTrain(frame, 0, queue.length(slot), nowNanos, queue.payload(slot, delivering));
+            } else if (queue.payloadSource(slot) != null) {
                 port.receiver().onUnchangedFrame(frame, 0, queue.length(slot), nowNanos, queue.payload(slot, delivering));
             } else if (queue.unchanged(slot)) {
                 port.receiver().onUnchangedFrame(frame, 0, queue.length(slot), nowNanos);

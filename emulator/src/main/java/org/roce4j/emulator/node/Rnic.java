@@ -42,6 +42,7 @@ import org.roce4j.wire.IcrcStatus;
 import org.roce4j.wire.MacAddress;
 import org.roce4j.wire.PacketInfo;
 import org.roce4j.wire.PacketWriter;
+import org.roce4j.wire.Position;
 import org.roce4j.wire.Transport;
 import org.roce4j.wire.mad.MadHeader;
 
@@ -431,6 +432,23 @@ public final class Rnic implements Agent, FrameReceiver {
      */
     @Override
     public void onUnchangedFrame(byte[] frame, int offset, int length, long nowNanos, PayloadReference payload) {
+        receiveByReference(frame, offset, length, nowNanos, payload, false);
+    }
+
+    /**
+     * A train's next packet: if {@link #rx} still holds the parse of the packet before it — the same array, a
+     * MIDDLE packet that passed — that parse is this packet's too (its PSN and AckReq are read from the bytes,
+     * the rest is the same), and the packet goes on from there; otherwise it is parsed as any other.
+     */
+    @Override
+    public void onNextPacketOfTrain(byte[] frame, int offset, int length, long nowNanos, PayloadReference payload) {
+        boolean parsed = rx.buffer() == frame && rx.frameOffset() == offset && rx.dropReason() == null
+                && rx.opcode() != null && rx.opcode().position() == Position.MIDDLE;
+        receiveByReference(frame, offset, length, nowNanos, payload, parsed);
+    }
+
+    private void receiveByReference(byte[] frame, int offset, int length, long nowNanos, PayloadReference payload,
+                                    boolean parsed) {
         if (!payload.isReadable()) {
             count(RnicCounter.FRAMES_RECEIVED);
             count(RnicCounter.DROPPED_SOURCE_GONE);
@@ -438,7 +456,12 @@ public final class Rnic implements Agent, FrameReceiver {
         }
         incomingPayload = payload;
         try {
-            onUnchangedFrame(frame, offset, length, nowNanos);
+            if (parsed) {
+                count(RnicCounter.FRAMES_RECEIVED);
+                receive(true, nowNanos);
+            } else {
+                onUnchangedFrame(frame, offset, length, nowNanos);
+            }
         } finally {
             incomingPayload = null;
         }
