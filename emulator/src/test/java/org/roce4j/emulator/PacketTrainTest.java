@@ -48,16 +48,18 @@ class PacketTrainTest {
         assertThat(withoutTap.fabric()).isEqualTo(withTap.fabric());
         assertThat(withoutTap.completions()).isEqualTo(withTap.completions());
         assertThat(withoutTap.target()).isEqualTo(withTap.target());
-        // Not a run where nothing happened: 512 + 4 + 20 + 16 request packets; an ACK every 64 packets and per RC message.
-        assertThat(withoutTap.countersA().get(RnicCounter.FRAMES_SENT)).isEqualTo(552);
+        // Not a run where nothing happened: 512 + 4 + 20 + 16 + 4 request packets; an ACK every 64 packets and per RC
+        // message.
+        assertThat(withoutTap.countersA().get(RnicCounter.FRAMES_SENT)).isEqualTo(556);
         assertThat(withoutTap.countersB().get(RnicCounter.ACKS_SENT)).isGreaterThanOrEqualTo(8 + 2);
-        assertThat(withoutTap.completions()).hasSize(6);
+        assertThat(withoutTap.completions()).hasSize(7);
     }
 
     /**
      * Two RC QP pairs and a UC pair at once: a 512 KiB WRITE (512 packets of 1 KiB: the window of 128 PSNs and an
-     * AckReq every 64 packets cut its trains), a 4 KiB WRITE from two SGEs (its middle packets cross from one to
-     * the other), a 20,000-byte SEND on the second RC pair, a 64 KiB UC WRITE with immediate.
+     * AckReq every 64 packets cut its trains, its LAST ends one), a 4 KiB WRITE from two SGEs (its middle packets
+     * cross from one to the other), a 20,000-byte SEND on the second RC pair (a short LAST), a 64 KiB UC WRITE with
+     * immediate (its LAST carries it) and a plain 16 KiB one.
      */
     private static Observed run(Path tap) {
         try (TwoNodes nodes = new TwoNodes()) {
@@ -80,6 +82,7 @@ class PacketTrainTest {
             uc[1].postRecv(new RecvWr().wrId(4));
             uc[0].postSend(new SendWr().wrId(4).opcode(WrOpcode.RDMA_WRITE_WITH_IMM).immData(0x1234).signaled(true)
                     .sge(nodes.a.mr, 0, 64 * 1024).remote(b + 700_000, rkey));
+            uc[0].postSend(SendWr.rdmaWrite(5, nodes.a.mr, 100_000, 16 * 1024, b + 800_000, rkey));
             int steps = 0;
             while (nodes.fabric.step()) {
                 steps++;

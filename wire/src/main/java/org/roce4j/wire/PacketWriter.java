@@ -279,15 +279,16 @@ public final class PacketWriter {
 
     /**
      * Turns the frame at {@code frame[offset..]} — a MIDDLE packet over IPv4, BTH then payload (no extension
-     * header carries one) — into the next MIDDLE packet of the same message, in place: the PSN one more (IBTA
-     * 9.7.1: a message's packets take consecutive PSNs), the IPv4 Identification {@code identificationStep}
-     * more (0 where the sender numbers every packet 0) with its header checksum, and AckReq as given. The
-     * lengths and the payload's place stay; the payload and the ICRC are the caller's (a frame whose ICRC
-     * was {@linkplain #offloadIcrc offloaded} keeps it zero).
+     * header carries one) — into the next packet of the same message, in place: a MIDDLE one, or with
+     * {@code last} the message's plain LAST (as long, no immediate, no invalidate: the same headers); the PSN
+     * one more (IBTA 9.7.1: a message's packets take consecutive PSNs), the IPv4 Identification
+     * {@code identificationStep} more (0 where the sender numbers every packet 0) with its header checksum, and
+     * AckReq as given. The lengths and the payload's place stay; the payload and the ICRC are the caller's (a
+     * frame whose ICRC was {@linkplain #offloadIcrc offloaded} keeps it zero).
      *
      * @throws IllegalArgumentException if the frame is not IPv4 or its opcode not a MIDDLE one
      */
-    public static void nextMiddlePacket(byte[] frame, int offset, int identificationStep, boolean ackReq) {
+    public static void nextPacket(byte[] frame, int offset, int identificationStep, boolean ackReq, boolean last) {
         int ip = offset + EthernetHeader.LENGTH
                 + (Bytes.u16(frame, offset + 12) == EthernetHeader.ETHERTYPE_VLAN ? EthernetHeader.VLAN_TAG_LENGTH : 0);
         if (frame[ip] >>> 4 != 4) {
@@ -300,6 +301,9 @@ public final class PacketWriter {
         }
         if (identificationStep != 0) {
             Ipv4Header.addToIdentification(frame, ip, identificationStep);
+        }
+        if (last) {
+            Bytes.u8(frame, bth, opcode.at(Position.LAST).code());
         }
         Bytes.u8(frame, bth + 8, ackReq ? 0x80 : 0);
         Bytes.u24(frame, bth + 9, Psn.next(Bytes.u24(frame, bth + 9)));

@@ -36,12 +36,14 @@ final class DeliveryQueue {
     /** Per slot: the packets it still stands for — 1, or what is left of a train ({@link PayloadReference#train}). */
     private int[] packets;
     /**
-     * Per slot: a train's IPv4 Identification step, whether its last packet asks for an ACK, and whether its first
-     * packet was delivered.
+     * Per slot: a train's IPv4 Identification step, whether its last packet asks for an ACK, whether that one ends
+     * the message, and whether its first packet was delivered.
      */
     private int[] trainFlags;
     private static final int ACK_REQ_ON_LAST = 1 << 31;
     private static final int GOES_ON = 1 << 30;
+    private static final int ENDS_MESSAGE = 1 << 29;
+    private static final int IDENTIFICATION_STEP = 0xFFFF;
     /** Packets queued: the slots' {@link #packets} summed. */
     private int packetsQueued;
     /** Slot numbers, heap-ordered by (time, sequence). */
@@ -99,7 +101,8 @@ final class DeliveryQueue {
             payloadFrameOffset[slot] = payload.frameOffset();
             payloadLength[slot] = payload.length();
             packets[slot] = payload.packets();
-            trainFlags[slot] = payload.identificationStep() | (payload.ackReqOnLast() ? ACK_REQ_ON_LAST : 0);
+            trainFlags[slot] = payload.identificationStep() | (payload.ackReqOnLast() ? ACK_REQ_ON_LAST : 0)
+                    | (payload.endsMessage() ? ENDS_MESSAGE : 0);
         }
         packetsQueued += packets[slot];
         faults[slot] = faultNotes;
@@ -216,7 +219,7 @@ final class DeliveryQueue {
 
     /**
      * The earliest slot, a train with packets left after the one just delivered, becomes its next packet: its
-     * frame rewritten in place ({@link PacketWriter#nextMiddlePacket}), its payload the next bytes of the source.
+     * frame rewritten in place ({@link PacketWriter#nextPacket}), its payload the next bytes of the source.
      * It keeps its place: a train's packets were sent one after the other, and nothing else was queued between
      * them.
      */
@@ -226,8 +229,9 @@ final class DeliveryQueue {
         payloadSourceOffset[slot] += payloadLength[slot];
         int flags = trainFlags[slot];
         trainFlags[slot] = flags | GOES_ON;
-        PacketWriter.nextMiddlePacket(buffer[slot], 0, flags & ~(ACK_REQ_ON_LAST | GOES_ON),
-                packets[slot] == 1 && (flags & ACK_REQ_ON_LAST) != 0);
+        boolean last = packets[slot] == 1;
+        PacketWriter.nextPacket(buffer[slot], 0, flags & IDENTIFICATION_STEP, last && (flags & ACK_REQ_ON_LAST) != 0,
+                last && (flags & ENDS_MESSAGE) != 0);
     }
 
     /** {@return whether the frame in {@code slot} is a train's packet after its first ({@link #nextPacketOfTrain})} */

@@ -183,7 +183,7 @@ final class FrameSwitch {
     /**
      * A train ({@link PayloadReference#train}) that must go as frames after all — a reader on the way needs every
      * byte (the sender checked that none was there), or a group address floods each packet: its packets routed in
-     * turn, each frame rewritten into the next ({@link PacketWriter#nextMiddlePacket}).
+     * turn, each frame rewritten into the next ({@link PacketWriter#nextPacket}).
      */
     private void routeEachPacket(byte[] frame, int offset, int length, long nowNanos, long linkDelayNanos,
                                  boolean unchanged, PayloadReference train) {
@@ -194,9 +194,11 @@ final class FrameSwitch {
         int packetLength = train.length();
         int identificationStep = train.identificationStep();
         boolean ackReqOnLast = train.ackReqOnLast();
+        boolean endsMessage = train.endsMessage();
         for (int i = 0; i < packets; i++) {
             if (i > 0) {
-                PacketWriter.nextMiddlePacket(frame, offset, identificationStep, i == packets - 1 && ackReqOnLast);
+                boolean last = i == packets - 1;
+                PacketWriter.nextPacket(frame, offset, identificationStep, last && ackReqOnLast, last && endsMessage);
             }
             onePacket.set(source, sourceOffset + (long) i * packetLength, frameOffset, packetLength);
             route(frame, offset, length, nowNanos, linkDelayNanos, unchanged, false, onePacket);

@@ -37,6 +37,7 @@ public final class PayloadReference {
     private int packets = 1;
     private int identificationStep;
     private boolean ackReqOnLast;
+    private boolean endsMessage;
 
     /**
      * Points at {@code length} bytes of {@code source} from {@code sourceOffset}, which belong at {@code frameOffset}
@@ -52,14 +53,16 @@ public final class PayloadReference {
     }
 
     /**
-     * Makes the frame stand for a run of {@code packets} MIDDLE packets of one message (a train), the bytes set by
-     * {@link #set} being the first {@code packetLength} of them: each next packet carries the next
+     * Makes the frame, a MIDDLE packet, stand for a run of {@code packets} packets of one message (a train), the
+     * bytes set by {@link #set} being the first {@code packetLength} of them: each next packet carries the next
      * {@code packetLength} bytes of the source, the next PSN and an IPv4 Identification {@code identificationStep}
-     * more, and AckReq only on the last, if {@code ackReqOnLast} ({@link
-     * org.roce4j.wire.PacketWriter#nextMiddlePacket}). The fabric delivers them one by one, as it would the frames
-     * sent one by one: a sender builds and routes the headers once instead of once a packet.
+     * more; the last one asks for an ACK if {@code ackReqOnLast}, and is the message's plain LAST packet if
+     * {@code endsMessage} (the others are MIDDLE ones; {@link org.roce4j.wire.PacketWriter#nextPacket}). The fabric
+     * delivers them one by one, as it would the frames sent one by one: a sender builds and routes the headers once
+     * instead of once a packet.
      */
-    public PayloadReference train(int packets, int packetLength, int identificationStep, boolean ackReqOnLast) {
+    public PayloadReference train(int packets, int packetLength, int identificationStep, boolean ackReqOnLast,
+                                  boolean endsMessage) {
         if (packets < 1 || (long) packets * packetLength > length) {
             throw new IllegalArgumentException(packets + " packets of " + packetLength + " bytes in " + length);
         }
@@ -67,6 +70,7 @@ public final class PayloadReference {
         this.length = packetLength;
         this.identificationStep = identificationStep;
         this.ackReqOnLast = ackReqOnLast;
+        this.endsMessage = endsMessage;
         return this;
     }
 
@@ -78,6 +82,11 @@ public final class PayloadReference {
     /** How much a train's next packet adds to the IPv4 Identification: 1, or 0 where every packet has 0. */
     public int identificationStep() {
         return identificationStep;
+    }
+
+    /** Whether a train's last packet is its message's LAST (else a MIDDLE). */
+    public boolean endsMessage() {
+        return endsMessage;
     }
 
     /** Whether a train's last packet asks for an ACK. */

@@ -437,13 +437,14 @@ public final class Rnic implements Agent, FrameReceiver {
 
     /**
      * A train's next packet: if {@link #rx} still holds the parse of the packet before it — the same array, a
-     * MIDDLE packet that passed — that parse is this packet's too (its PSN and AckReq are read from the bytes,
-     * the rest is the same), and the packet goes on from there; otherwise it is parsed as any other.
+     * MIDDLE packet that passed, the same opcode — that parse is this packet's too (its PSN and AckReq are read
+     * from the bytes, the rest is the same), and the packet goes on from there; otherwise it is parsed as any other.
      */
     @Override
     public void onNextPacketOfTrain(byte[] frame, int offset, int length, long nowNanos, PayloadReference payload) {
         boolean parsed = rx.buffer() == frame && rx.frameOffset() == offset && rx.dropReason() == null
-                && rx.opcode() != null && rx.opcode().position() == Position.MIDDLE;
+                && rx.opcode() != null && rx.opcode().position() == Position.MIDDLE
+                && (frame[rx.bthOffset()] & 0xFF) == rx.opcode().code(); // the LAST that ends a train: parsed
         receiveByReference(frame, offset, length, nowNanos, payload, parsed);
     }
 

@@ -315,7 +315,7 @@ public final class Requester {
 
     /**
      * Sends the WQE's next packet, or — where its payload may go by reference — a train of up to {@code most} of
-     * its MIDDLE packets at once ({@link #trainLength}).
+     * its packets from a MIDDLE one on at once ({@link #trainLength}).
      *
      * @return the packets sent (0 if the WQE failed)
      */
@@ -362,7 +362,7 @@ public final class Requester {
             } else if (mayGoByReference(path, payload)) {
                 byReference = rnic.payloadByReference();
                 if (byReference != null && opcode.position() == Position.MIDDLE) {
-                    packets = trainLength(wqe, most);
+                    packets = trainLength(wqe, most, payload);
                 }
                 copied = byReference == null ? SgeCopy.SPLIT : SgeCopy.reference(rnic.memoryRegions, qp.pd, sq.sges,
                         sq.sgeBase(seq), wqe.numSge, offset, packets * payload, byReference, payloadAt);
@@ -391,17 +391,18 @@ public final class Requester {
                 return 0;
             }
         }
+        boolean endsMessage = last || packets > 1 && packetIndex + packets == wqe.packets;
         boolean ackReq = false;
         if (qp.type == QpType.RC) {
             packetsSinceAckReq += packets;
-            ackReq = last || packetsSinceAckReq >= MAX_PACKETS_PER_ACK;
+            ackReq = endsMessage || packetsSinceAckReq >= MAX_PACKETS_PER_ACK;
             if (ackReq) {
                 packetsSinceAckReq = 0;
             }
         }
         frame.ackReq(ackReq && packets == 1);
         if (packets > 1) {
-            byReference.train(packets, payload, rnic.ipv4IdentificationStep(), ackReq);
+            byReference.train(packets, payload, rnic.ipv4IdentificationStep(), ackReq, endsMessage);
         }
         if (byReference == null) {
             rnic.transmit(frame.finish(payload));
@@ -436,13 +437,16 @@ public final class Requester {
     }
 
     /**
-     * How many MIDDLE packets from the current one go as one train ({@link PayloadReference#train}): at most
-     * {@code most}, the MIDDLE packets the message has left, what the RC window takes, and up to the next packet
-     * that must ask for an ACK — everything the requester would have sent one by one in this turn, with the same
-     * headers but the PSN, AckReq and IPv4 Identification.
+     * How many packets from the current MIDDLE one go as one train ({@link PayloadReference#train}): at most
+     * {@code most}, the MIDDLE packets the message has left — and its LAST when that is as long as they are and
+     * plain (no immediate, no invalidate, not solicited: the same headers) — what the RC window takes, and up to
+     * the next packet that must ask for an ACK: everything the requester would have sent one by one in this turn,
+     * with the same headers but the PSN, AckReq, the IPv4 Identification and the LAST's opcode.
      */
-    private int trainLength(SendWqe wqe, int most) {
-        int packets = Math.min(most, wqe.packets - 1 - packetIndex);
+    private int trainLength(SendWqe wqe, int most, int packetPayload) {
+        boolean plainFullLast = (wqe.opcode == WrOpcode.RDMA_WRITE || wqe.opcode == WrOpcode.SEND)
+                && (wqe.flags & SendFlag.SOLICITED.bit()) == 0 && wqe.length % packetPayload == 0;
+        int packets = Math.min(most, wqe.packets - 1 - packetIndex + (plainFullLast ? 1 : 0));
         if (qp.type == QpType.RC) {
             packets = Math.min(packets, MAX_PACKETS_PER_ACK - packetsSinceAckReq);
             packets = Math.min(packets, window.room());
