@@ -74,6 +74,14 @@ class NextPacketTest {
                 });
     }
 
+    /** One header in tens of thousands whose sum carries out of the first fold: RFC 1624's sum folded twice. */
+    @Test
+    void aSumThatCarriesTwiceIsFoldedTwice() {
+        byte[] frame = middle(Opcode.RC_RDMA_WRITE_MIDDLE, 1, 9663, false, -1, true, 0);
+        PacketWriter.nextPacket(frame, 0, 1, false, false);
+        assertThat(frame).isEqualTo(middle(Opcode.RC_RDMA_WRITE_MIDDLE, 2, 9664, false, -1, true, 0));
+    }
+
     @Test
     void aSenderThatNumbersEveryPacketZeroKeepsZeroAndATaggedFrameIsFound() {
         byte[] frame = middle(Opcode.RC_SEND_MIDDLE, 41, 0, false, 0x0064, true);
