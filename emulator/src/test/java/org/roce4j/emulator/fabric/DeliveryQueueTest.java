@@ -91,6 +91,8 @@ class DeliveryQueueTest {
             assertThat(packet.parseTrustedFrame(frame, 0, length)).isTrue();
             assertThat(packet.psn()).isEqualTo(1000 + i);
             assertThat(packet.ackReq()).isEqualTo(i == 2);
+            assertThat((frame[packet.ipOffset() + 4] & 0xFF) << 8 | frame[packet.ipOffset() + 5] & 0xFF)
+                    .as("IPv4 Identification").isEqualTo(10 + i);
             assertThat(queue.payload(slot, delivered).sourceOffset()).isEqualTo(4096 + 64L * i);
             assertThat(queue.packets(slot)).isEqualTo(3 - i);
             if (i < 2) {
