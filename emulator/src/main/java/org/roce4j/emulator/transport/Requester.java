@@ -366,8 +366,10 @@ public final class Requester {
                 }
                 copied = byReference == null ? SgeCopy.SPLIT : SgeCopy.reference(rnic.memoryRegions, qp.pd, sq.sges,
                         sq.sgeBase(seq), wqe.numSge, offset, packets * payload, byReference, payloadAt);
-                if (copied == SgeCopy.SPLIT && packets > 1) {
-                    packets = 1; // the train's bytes span SGEs: this packet's alone may not
+                if (copied != SgeCopy.OK && packets > 1) {
+                    // The train's bytes span SGEs, or part of them cannot be read: this packet alone decides, as
+                    // when packets go one by one (a reregistered region may have shrunk under the message).
+                    packets = 1;
                     copied = SgeCopy.reference(rnic.memoryRegions, qp.pd, sq.sges, sq.sgeBase(seq), wqe.numSge,
                             offset, payload, byReference, payloadAt);
                 }
