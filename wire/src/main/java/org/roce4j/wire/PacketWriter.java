@@ -291,7 +291,7 @@ public final class PacketWriter {
     public static void nextPacket(byte[] frame, int offset, int identificationStep, boolean ackReq, boolean last) {
         int ip = offset + EthernetHeader.LENGTH
                 + (Bytes.u16(frame, offset + 12) == EthernetHeader.ETHERTYPE_VLAN ? EthernetHeader.VLAN_TAG_LENGTH : 0);
-        if (frame[ip] >>> 4 != 4) {
+        if (IpHeader.versionAt(frame, ip) != 4) {
             throw new IllegalArgumentException("not an IPv4 frame");
         }
         int bth = ip + Ipv4Header.LENGTH + UdpHeader.LENGTH;
