@@ -28,6 +28,19 @@ final class CapturedFrames {
         }
     }
 
+    /** The captured frames' bytes, in order; call after the fabric was closed (which flushes the tap). */
+    List<byte[]> bytes() {
+        List<byte[]> frames = new ArrayList<>();
+        try (PcapReader reader = PcapReader.open(file)) {
+            for (PcapRecord record : reader) {
+                frames.add(record.data());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return frames;
+    }
+
     /** Decodes the capture; call after the fabric was closed (which flushes the tap). */
     List<RoceFrame> frames() {
         List<RoceFrame> frames = new ArrayList<>();

@@ -39,6 +39,11 @@ public record EthernetHeader(MacAddress destination, MacAddress source, Optional
         return frame.length < LENGTH + VLAN_TAG_LENGTH ? -1 : Bytes.u16(frame, 16);
     }
 
+    /** {@return where the payload (the IP header) of the frame at {@code frame[offset..]} starts: after one 802.1Q tag if there is one} */
+    public static int payloadOffset(byte[] frame, int offset) {
+        return offset + LENGTH + (Bytes.u16(frame, offset + 12) == ETHERTYPE_VLAN ? VLAN_TAG_LENGTH : 0);
+    }
+
     /** Bytes this header takes on the wire. */
     public int length() {
         return vlan.isPresent() ? LENGTH + VLAN_TAG_LENGTH : LENGTH;

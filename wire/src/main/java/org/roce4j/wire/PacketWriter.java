@@ -265,7 +265,7 @@ public final class PacketWriter {
         int end = icrcOffset + IcrcCalculator.LENGTH;
         headers(end - bthOffset);
         Bth.write(b, bthOffset, opcode, solicitedEvent, migReq, pad, 0, pkey, fecn, becn, destQp, ackReq, psn);
-        if (icrcOffloaded && opcode != Opcode.RC_FLUSH) {
+        if (icrcOffloaded && offloadsIcrcOf(opcode.code())) {
             Bytes.i32(b, icrcOffset, 0);
         } else {
             icrc.fill(b, ipOffset, icrcOffset);
@@ -289,8 +289,7 @@ public final class PacketWriter {
      * @throws IllegalArgumentException if the frame is not IPv4 or its opcode not a MIDDLE one
      */
     public static void nextPacket(byte[] frame, int offset, int identificationStep, boolean ackReq, boolean last) {
-        int ip = offset + EthernetHeader.LENGTH
-                + (Bytes.u16(frame, offset + 12) == EthernetHeader.ETHERTYPE_VLAN ? EthernetHeader.VLAN_TAG_LENGTH : 0);
+        int ip = EthernetHeader.payloadOffset(frame, offset);
         if (IpHeader.versionAt(frame, ip) != 4) {
             throw new IllegalArgumentException("not an IPv4 frame");
         }
@@ -307,6 +306,33 @@ public final class PacketWriter {
         }
         Bytes.u8(frame, bth + 8, ackReq ? 0x80 : 0);
         Bytes.u24(frame, bth + 9, Psn.next(Bytes.u24(frame, bth + 9)));
+    }
+
+    /**
+     * Completes a frame that {@link #finish} built with its ICRC {@linkplain #offloadIcrc offloaded}, as the
+     * transmit engine it was left to would: the ICRC computed by {@code icrc} (an RC FLUSH kept its own) and, over
+     * IPv6, the UDP checksum again (it covers the ICRC and the payload, which may have been filled in since). For
+     * a frame that must leave as it goes on the wire after all — to a pcap tap that started after it was sent.
+     *
+     * @param length the frame's length from {@code offset}, ICRC included
+     */
+    public static void finishOffloaded(byte[] frame, int offset, int length, IcrcCalculator icrc) {
+        int ip = EthernetHeader.payloadOffset(frame, offset);
+        boolean v6 = IpHeader.versionAt(frame, ip) == 6;
+        int udp = ip + (v6 ? Ipv6Header.LENGTH : Ipv4Header.LENGTH);
+        int icrcOffset = offset + length - IcrcCalculator.LENGTH;
+        if (offloadsIcrcOf(Bytes.u8(frame, udp + UdpHeader.LENGTH))) {
+            icrc.fill(frame, ip, icrcOffset);
+        }
+        if (v6) {
+            int udpLength = offset + length - udp;
+            Bytes.u16(frame, udp + UdpHeader.CHECKSUM_OFFSET, UdpHeader.checksum(frame, ip, udpLength));
+        }
+    }
+
+    /** {@return whether a frame of this opcode leaves its ICRC out when {@linkplain #offloadIcrc offloaded}} */
+    private static boolean offloadsIcrcOf(int opcode) {
+        return opcode != Opcode.RC_FLUSH.code(); // see offloadIcrc: rxe's and IBTA's differ
     }
 
     /**

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 class IcrcOffloadTest {
     private static final byte[] SOURCE = {10, 0, 0, 1};
     private static final byte[] DESTINATION = {10, 0, 0, 2};
+    private static final byte[] IPV6_SOURCE = {(byte) 0xfe, (byte) 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
 
     private static int write(PacketWriter writer, byte[] buffer, Opcode opcode) {
         writer.ethernet(buffer, 0, 0x02_00_00_00_00_0bL, 0x02_00_00_00_00_0aL)
@@ -74,6 +75,69 @@ class IcrcOffloadTest {
         frame[length - 1] ^= 1;
         assertThat(packet.parseTrustedFrame(frame, 0, length)).isFalse();
         assertThat(packet.dropReason()).isEqualTo(DropReason.BAD_ICRC);
+    }
+
+    /** A 64-byte WRITE ONLY at {@code offset}, over IPv4 or IPv6, tagged or not; its payload written before or after. */
+    private static int writeOnly(PacketWriter writer, byte[] buffer, int offset, boolean ipv6, int vlanTci,
+                                 boolean payloadAfterwards) {
+        writer.ethernet(buffer, offset, 0x02_00_00_00_00_0bL, 0x02_00_00_00_00_0aL, vlanTci);
+        if (ipv6) {
+            writer.ipv6(0, 0x12345, 64, IPV6_SOURCE, new byte[16]);
+        } else {
+            writer.ipv4(0, 7, true, 64, SOURCE, DESTINATION);
+        }
+        writer.udp(0xC000).bth(Opcode.RC_RDMA_WRITE_ONLY, 0x11, 5).reth(0x1000, 0x238, 64);
+        int payload = writer.payloadOffset();
+        if (!payloadAfterwards) {
+            fillPayload(buffer, payload);
+        }
+        int length = writer.finish(64);
+        if (payloadAfterwards) {
+            fillPayload(buffer, payload); // as a frame sent by reference gets its payload on the way
+        }
+        return length;
+    }
+
+    private static void fillPayload(byte[] buffer, int at) {
+        for (int i = 0; i < 64; i++) {
+            buffer[at + i] = (byte) (i * 7 + 1);
+        }
+    }
+
+    @Test
+    void anOffloadedFrameFinishedLaterIsTheFrameBuiltWithItsIcrcOverEveryLayout() {
+        for (boolean ipv6 : new boolean[] {false, true}) {
+            for (int vlanTci : new int[] {-1, 0x2005}) {
+                for (boolean payloadAfterwards : new boolean[] {false, true}) {
+                    byte[] offloaded = new byte[300];
+                    byte[] computed = new byte[300];
+                    PacketWriter writer = new PacketWriter();
+                    writer.offloadIcrc(true);
+                    int length = writeOnly(writer, offloaded, 10, ipv6, vlanTci, payloadAfterwards);
+                    writer.offloadIcrc(false);
+                    writeOnly(writer, computed, 10, ipv6, vlanTci, false);
+
+                    PacketWriter.finishOffloaded(offloaded, 10, length, new IcrcCalculator());
+
+                    assertThat(offloaded).as("IPv6 %s, VLAN %s, payload afterwards %s", ipv6, vlanTci, payloadAfterwards)
+                            .isEqualTo(computed);
+                }
+            }
+        }
+    }
+
+    @Test
+    void finishingAnOffloadedRcFlushLeavesTheIcrcItCarriesAsItsSenderComputedIt() {
+        PacketWriter writer = new PacketWriter();
+        writer.flushIcrcAsRxe(true);
+        writer.offloadIcrc(true);
+        byte[] frame = new byte[256];
+        int length = write(writer, frame, Opcode.RC_FLUSH);
+        byte[] sent = frame.clone();
+
+        PacketWriter.finishOffloaded(frame, 0, length, new IcrcCalculator()); // IBTA's calculator, not rxe's
+
+        assertThat(frame).isEqualTo(sent);
     }
 
     @Test

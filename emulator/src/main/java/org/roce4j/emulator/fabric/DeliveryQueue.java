@@ -36,13 +36,15 @@ final class DeliveryQueue {
     /** Per slot: the packets it still stands for — 1, or what is left of a train ({@link PayloadReference#train}). */
     private int[] packets;
     /**
-     * Per slot: a train's IPv4 Identification step, whether its last packet asks for an ACK, whether that one ends
-     * the message, and whether its first packet was delivered.
+     * Per slot: whether it was sent as built while nothing but RNICs read frames; for a train, its IPv4
+     * Identification step, whether its last packet asks for an ACK, whether that one ends the message, and whether
+     * its first packet was delivered.
      */
-    private int[] trainFlags;
+    private int[] flags;
     private static final int ACK_REQ_ON_LAST = 1 << 31;
     private static final int GOES_ON = 1 << 30;
     private static final int ENDS_MESSAGE = 1 << 29;
+    private static final int SENT_UNREAD = 1 << 28;
     private static final int IDENTIFICATION_STEP = 0xFFFF;
     /** Packets queued: the slots' {@link #packets} summed. */
     private int packetsQueued;
@@ -74,7 +76,7 @@ final class DeliveryQueue {
         payloadFrameOffset = new int[capacity];
         payloadLength = new int[capacity];
         packets = new int[capacity];
-        trainFlags = new int[capacity];
+        flags = new int[capacity];
         heap = new int[capacity];
         inOrder = new int[capacity];
         freeSlots = new int[capacity];
@@ -82,26 +84,27 @@ final class DeliveryQueue {
 
     /** Queues a frame, held in {@code frame[0 .. frameLength)}, for {@code deliveryNanos}. */
     void add(long deliveryNanos, byte[] frame, int frameLength, AttachedPort to) {
-        add(deliveryNanos, frame, frameLength, to, null, false, null);
+        add(deliveryNanos, frame, frameLength, to, null, false, false, null);
     }
 
     /**
      * Queues a frame with what the fault injector did to it ({@code faultNotes}, for the tap; may be null)
-     * and whether it is as its sender built it ({@code asBuilt}); {@code payload}, when not null, says where its
-     * payload still is (its fields are copied: the caller may reuse it).
+     * and whether it is as its sender built it ({@code asBuilt}), sent so while nothing but RNICs read frames
+     * ({@code sentUnread}, see {@link #sentUnread}); {@code payload}, when not null, says where its payload still is
+     * (its fields are copied: the caller may reuse it).
      */
     void add(long deliveryNanos, byte[] frame, int frameLength, AttachedPort to, List<String> faultNotes,
-             boolean asBuilt, PayloadReference payload) {
+             boolean asBuilt, boolean sentUnread, PayloadReference payload) {
         int slot = allocateSlot();
         packets[slot] = 1;
-        trainFlags[slot] = 0;
+        flags[slot] = sentUnread ? SENT_UNREAD : 0;
         if (payload != null) {
             payloadSource[slot] = payload.source();
             payloadSourceOffset[slot] = payload.sourceOffset();
             payloadFrameOffset[slot] = payload.frameOffset();
             payloadLength[slot] = payload.length();
             packets[slot] = payload.packets();
-            trainFlags[slot] = payload.identificationStep() | (payload.ackReqOnLast() ? ACK_REQ_ON_LAST : 0)
+            flags[slot] |= payload.identificationStep() | (payload.ackReqOnLast() ? ACK_REQ_ON_LAST : 0)
                     | (payload.endsMessage() ? ENDS_MESSAGE : 0);
         }
         packetsQueued += packets[slot];
@@ -227,16 +230,24 @@ final class DeliveryQueue {
         packets[slot]--;
         packetsQueued--;
         payloadSourceOffset[slot] += payloadLength[slot];
-        int flags = trainFlags[slot];
-        trainFlags[slot] = flags | GOES_ON;
+        int train = flags[slot];
+        flags[slot] = train | GOES_ON;
         boolean last = packets[slot] == 1;
-        PacketWriter.nextPacket(buffer[slot], 0, flags & IDENTIFICATION_STEP, last && (flags & ACK_REQ_ON_LAST) != 0,
-                last && (flags & ENDS_MESSAGE) != 0);
+        PacketWriter.nextPacket(buffer[slot], 0, train & IDENTIFICATION_STEP, last && (train & ACK_REQ_ON_LAST) != 0,
+                last && (train & ENDS_MESSAGE) != 0);
     }
 
     /** {@return whether the frame in {@code slot} is a train's packet after its first ({@link #nextPacketOfTrain})} */
     boolean continuesTrain(int slot) {
-        return (trainFlags[slot] & GOES_ON) != 0;
+        return (flags[slot] & GOES_ON) != 0;
+    }
+
+    /**
+     * {@return whether the frame was sent as built while nothing but RNICs read frames ({@link FrameSwitch#needsIcrc}
+     * false): its sender may have left its ICRC out and its payload in its memory}
+     */
+    boolean sentUnread(int slot) {
+        return (flags[slot] & SENT_UNREAD) != 0;
     }
 
     /** {@return what the fault injector did to the frame, as queued; empty when nothing or nobody asked} */
@@ -279,7 +290,7 @@ final class DeliveryQueue {
         payloadFrameOffset = Arrays.copyOf(payloadFrameOffset, capacity);
         payloadLength = Arrays.copyOf(payloadLength, capacity);
         packets = Arrays.copyOf(packets, capacity);
-        trainFlags = Arrays.copyOf(trainFlags, capacity);
+        flags = Arrays.copyOf(flags, capacity);
         heap = Arrays.copyOf(heap, capacity);
         int[] unwrapped = new int[capacity];
         for (int i = 0; i < inOrderSize; i++) {

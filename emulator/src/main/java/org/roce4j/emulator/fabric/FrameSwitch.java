@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import org.roce4j.wire.IcrcCalculator;
 import org.roce4j.wire.MacAddress;
 import org.roce4j.wire.PacketWriter;
 import org.roce4j.wire.pcap.CaptureWriter;
@@ -50,6 +51,8 @@ final class FrameSwitch {
     private final PayloadReference delivering = new PayloadReference();
     /** Filled for each packet of a train routed one by one ({@link #routeEachPacket}). */
     private final PayloadReference onePacket = new PayloadReference();
+    /** Completes, for a tap that started late, the frames sent without their ICRC ({@link #captureAsOnTheWire}). */
+    private final IcrcCalculator icrc = new IcrcCalculator();
     private FrameFilter filter = FrameFilter.PASS_ALL;
     /** Attached ports whose receivers take no frame without its ICRC. */
     private int portsNeedingIcrc;
@@ -236,15 +239,17 @@ final class FrameSwitch {
         }
         deliveryNanos = Math.max(deliveryNanos, nowNanos);
         // A filter may have changed the bytes (a corrupting fault): then the receiver checks them all.
+        // Both the filter and the tap are asked under the lock the sender built the frame under: what they say now
+        // is what needsIcrc() told it.
         queue.add(deliveryNanos, copy, length, destination, tapNotes(onTheWire, marks, false),
-                unchanged && filter == FrameFilter.PASS_ALL, payload);
+                unchanged && filter == FrameFilter.PASS_ALL, unchanged && !needsIcrc(), payload);
         long duplicateNanos = filter.duplicateDeliveryTimeNanos(copy, length, nowNanos, deliveryNanos);
         if (duplicateNanos != FrameFilter.DROP) {
             duplicatedByFilter++;
             byte[] second = pool.take(length);
             System.arraycopy(copy, 0, second, 0, length);
             queue.add(Math.max(duplicateNanos, nowNanos), second, length, destination,
-                    tapNotes(onTheWire, marks, true), false, null);
+                    tapNotes(onTheWire, marks, true), false, false, null);
         }
     }
 
@@ -280,8 +285,8 @@ final class FrameSwitch {
         try {
             delivered++;
             List<String> notes = queue.faultNotes(slot);
-            if (notes != NOT_ON_THE_WIRE) {
-                capture(frame, 0, queue.length(slot), nowNanos, notes);
+            if (notes != NOT_ON_THE_WIRE && tap != null) {
+                captureAsOnTheWire(slot, frame, nowNanos, notes);
             }
             if (queue.continuesTrain(slot)) {
                 port.receiver().onNextPacketOfTrain(frame, 0, queue.length(slot), nowNanos, queue.payload(slot, delivering));
@@ -302,6 +307,32 @@ final class FrameSwitch {
                 pool.give(frame);
             }
         }
+    }
+
+    /**
+     * Captures the frame in {@code slot} as the wire carries it. One sent while nothing but RNICs read frames — the
+     * tap started after it left — may lack what only a reader needs: its ICRC, left to the receiver's trust, and its
+     * payload, still in its sender's memory. The tap gets a copy with both, as the frame would have been sent with
+     * the tap there; or nothing, when that memory is gone (such a frame is lost unread: it never left its sender).
+     */
+    private void captureAsOnTheWire(int slot, byte[] frame, long nowNanos, List<String> notes) {
+        int length = queue.length(slot);
+        if (!queue.sentUnread(slot)) {
+            capture(frame, 0, length, nowNanos, notes);
+            return;
+        }
+        PayloadReference payload = queue.payloadSource(slot) == null ? null : queue.payload(slot, delivering);
+        if (payload != null && !payload.isReadable()) {
+            return;
+        }
+        byte[] complete = pool.take(length);
+        System.arraycopy(frame, 0, complete, 0, length);
+        if (payload != null) {
+            payload.copyInto(complete, 0);
+        }
+        PacketWriter.finishOffloaded(complete, 0, length, icrc);
+        capture(complete, 0, length, nowNanos, notes);
+        pool.give(complete);
     }
 
     /** Drops what is queued, closes the tap (flushing it); later frames are dropped as closed. */

@@ -78,7 +78,7 @@ class DeliveryQueueTest {
             public boolean isReadable() { return true; }
         };
         DeliveryQueue queue = new DeliveryQueue(4);
-        queue.add(100, frame, length, null, null, true,
+        queue.add(100, frame, length, null, null, true, true,
                 new PayloadReference().set(source, 4096, length - 68, 3 * 64).train(3, 64, 1, true, false));
         queue.add(100, new byte[] {9}, 1, null);
         assertThat(queue.size()).isEqualTo(4);
