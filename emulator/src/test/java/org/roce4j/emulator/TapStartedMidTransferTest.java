@@ -6,12 +6,14 @@ import java.io.ByteArrayOutputStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.roce4j.emulator.fabric.Fabric;
 import org.roce4j.verbs.Mr;
 import org.roce4j.verbs.Mtu;
 import org.roce4j.verbs.Qp;
@@ -131,6 +133,44 @@ class TapStartedMidTransferTest {
             int udpLength = frame.length - ip - 40;
             assertThat((frame[ip + 46] & 0xFF) << 8 | frame[ip + 47] & 0xFF).isEqualTo(UdpHeader.checksum(frame, ip, udpLength));
         });
+    }
+
+    @Test
+    @DisplayName("on a threaded fabric, a tap started while WRITEs stream captures each frame whole")
+    void aTapStartedMidStreamOnAThreadedFabricCapturesEachFrameWhole() throws InterruptedException {
+        // A link of 1 ms keeps frames on their way whenever the tap starts.
+        try (TwoNodes threaded = new TwoNodes(Fabric.threaded().linkDelay(Duration.ofMillis(1)))) {
+            MemorySegment memory = threaded.a.memory;
+            byte[] slice = pattern(memory, 1024, 5); // every 1 KiB of the pattern is the same: i * 31 * 1024 is 0 mod 256
+            pattern(memory, MESSAGE, 5);
+            Mr source = threaded.a.pd.regMr(memory.asSlice(0, MESSAGE), TwoNodes.ALL_ACCESS);
+            Qp[] pair = threaded.connectedPair(QpType.RC, Mtu.MTU_1024);
+            SendWr write = SendWr.rdmaWrite(1, source, 0, MESSAGE, threaded.b.mr.address(), threaded.b.mr.rkey());
+            CapturedFrames capture = null;
+            int posted = 0;
+            int completed = 0;
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (completed < 200 && System.nanoTime() < deadline) {
+                while (posted - completed < 8) {
+                    pair[0].postSend(write);
+                    posted++;
+                }
+                for (WorkCompletion wc : threaded.a.cq.poll(8)) {
+                    assertThat(wc.status()).isEqualTo(WcStatus.SUCCESS);
+                    completed++;
+                }
+                if (capture == null && completed >= 50) {
+                    capture = new CapturedFrames(threaded.fabric); // frames of 8 WRITEs are on their way
+                }
+            }
+            assertThat(completed).as("WRITEs completed in 10 s").isGreaterThanOrEqualTo(200);
+            threaded.fabric.close();
+
+            List<RoceFrame> frames = capture.frames(); // each decoded, its ICRC verified
+            assertThat(frames).filteredOn(f -> f.packet().opcode().kind() == OperationKind.RDMA_WRITE)
+                    .hasSizeGreaterThan(MESSAGE / 1024)
+                    .allSatisfy(f -> assertThat(f.packet().payload()).isEqualTo(slice));
+        }
     }
 
     private static void connectOverGid0(Qp qp, int remoteQpn, org.roce4j.verbs.Gid remoteGid) {
