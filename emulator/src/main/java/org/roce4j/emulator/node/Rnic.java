@@ -459,13 +459,27 @@ public final class Rnic implements Agent, FrameReceiver {
         try {
             if (parsed) {
                 count(RnicCounter.FRAMES_RECEIVED);
-                receive(true, nowNanos);
+                if (!placedAsNextOfTrain(payload)) {
+                    receive(true, nowNanos);
+                }
             } else {
                 onUnchangedFrame(frame, offset, length, nowNanos);
             }
         } finally {
             incomingPayload = null;
         }
+    }
+
+    /**
+     * A train's next packet placed by its QP's responder as the continuation of the packet before
+     * ({@link org.roce4j.emulator.transport.Responder#placeNextOfTrain}). The checks of {@link #receive} and
+     * {@link EmulatedQp#receive} read the headers this packet shares with that one and compare them with this RNIC's
+     * addresses (set once) and the QP's type, path and state, which the responder's test covers: a packet it placed
+     * passed them all, and the QP was not modified since.
+     */
+    private boolean placedAsNextOfTrain(PayloadReference payload) {
+        EmulatedQp qp = qp(rx.destQp());
+        return qp != null && qp.responder.placeNextOfTrain(rx, payload);
     }
 
     /**

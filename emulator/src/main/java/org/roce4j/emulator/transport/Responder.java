@@ -95,6 +95,13 @@ public final class Responder {
     private long targetResid;
     private long targetLength;
     private final ReadAtomicResources resources = new ReadAtomicResources();
+    /**
+     * The RNIC's frame (its {@link RnicCounter#FRAMES_RECEIVED} then) whose WRITE payload this responder last placed
+     * by reference, and the QP's {@link EmulatedQp#changes} then: what a train's next packet continues
+     * ({@link #placeNextOfTrain}); -1 before the first.
+     */
+    private long placedAtFrame = -1;
+    private int placedAtChange;
 
     // What the packet being processed led to.
     private int nakSyndrome;
@@ -145,6 +152,34 @@ public final class Responder {
             cursor.active = false;
             qp.completeReceive(cursor.wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, 0, 0, 0, false);
         }
+    }
+
+    /**
+     * A train's next packet, handed over by an RNIC that nothing else reached since the packet before it
+     * ({@link Rnic#onNextPacketOfTrain}): an RDMA WRITE MIDDLE packet with that packet's headers and length but for
+     * its PSN (the next) and AckReq, its payload the next bytes of the same source. If that packet was the last
+     * frame the RNIC received and this responder placed it, it passed every check of the full path (rxe_resp.c
+     * check_psn, check_op_seq, check_op_valid, check_resource, check_length, check_rkey), and they pass again for
+     * this one unless what they read changed since: the QP ({@link EmulatedQp#changes}), what is left of the
+     * message (a MIDDLE packet must not reach its end), the region (deregistered or invalidated in between:
+     * {@link MemoryRegion#store} refuses). Only that is looked at, and the packet is placed as {@link #onRequest}
+     * places it. Anything else — and a packet that asks for an ACK — is left to onRequest, which decides it in full.
+     *
+     * @return whether the packet was placed
+     */
+    public boolean placeNextOfTrain(PacketInfo p, PayloadReference payload) {
+        int length = p.payloadLength();
+        if (placedAtFrame != rnic.counter(RnicCounter.FRAMES_RECEIVED) - 1 || qp.changes != placedAtChange
+                || p.ackReq() || targetResid <= length
+                || !target.store(targetVa, payload.source().segment(), payload.sourceOffset(), length)) {
+            return false;
+        }
+        rnic.count(RnicCounter.PACKETS_RECEIVED);
+        placedAtFrame++;
+        targetVa += length;
+        targetResid -= length;
+        expectedPsn = Psn.next(expectedPsn);
+        return true;
     }
 
     public void onRequest(PacketInfo p, long nowNanos) {
@@ -455,6 +490,10 @@ public final class Responder {
                             : target.store(targetVa, p.buffer(), p.payloadOffset(), payload);
                     if (!stored) {
                         return RespState.ERR_MEMORY_FAULT;
+                    }
+                    if (byReference != null) {
+                        placedAtFrame = rnic.counter(RnicCounter.FRAMES_RECEIVED);
+                        placedAtChange = qp.changes;
                     }
                     targetVa += payload;
                     targetResid -= payload;

@@ -127,6 +127,12 @@ public final class EmulatedQp extends Resource implements Qp, QpTimers.Member {
      */
     public int responderOwes;
     public static final int OWES_ACK = 1;
+    /**
+     * Changes to the QP's state or attributes — each {@code ibv_modify_qp}, each entry into the error state, a
+     * reset, its destruction: what a train's next packet is placed without its full checks depends on
+     * ({@link org.roce4j.emulator.transport.Responder#placeNextOfTrain}) is as it was while this does not move.
+     */
+    public int changes;
     public static final int OWES_READ_RESPONSES = 2;
 
     private EmulatedQp(Rnic rnic, EmulatedPd pd, QpInitAttr init, QpCap granted) {
@@ -240,6 +246,7 @@ public final class EmulatedQp extends Resource implements Qp, QpTimers.Member {
             QpChecks.checkTransition(rnic, type, current, target, mask);
             NetworkPath newPath = QpChecks.checkAttributes(rnic, verb, attr, mask);
             apply(attr, mask, newPath);
+            changes++;
             transition(current, target);
         });
         rnic.wakeUp();
@@ -330,6 +337,7 @@ public final class EmulatedQp extends Resource implements Qp, QpTimers.Member {
         synchronized (sq) { // no post lands between the check of the state and the emptied queues
             synchronized (receiveQueueMonitor()) {
                 state = QpState.RESET;
+                changes++;
                 sq.clear();
                 requester.reset();
                 if (rq != null) {
@@ -352,6 +360,7 @@ public final class EmulatedQp extends Resource implements Qp, QpTimers.Member {
     public void enterError() {
         boolean wasError = state == QpState.ERR;
         state = QpState.ERR;
+        changes++;
         completer.clearTimers();
         rnic.timerChanged(this);
         responder.flushCurrent();
@@ -816,6 +825,7 @@ public final class EmulatedQp extends Resource implements Qp, QpTimers.Member {
                 synchronized (receiveQueueMonitor()) {
                     closed = true;
                     state = QpState.RESET;
+                    changes++;
                 }
             }
             rnic.releaseQpn(qpn);
