@@ -2,24 +2,17 @@ package org.roce4j.emulator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
-import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.roce4j.emulator.fabric.FabricCounters;
 import org.roce4j.verbs.Mtu;
 import org.roce4j.verbs.Qp;
 import org.roce4j.verbs.QpType;
 import org.roce4j.verbs.RecvWr;
 import org.roce4j.verbs.SendWr;
-import org.roce4j.verbs.WorkCompletion;
 import org.roce4j.verbs.WrOpcode;
 
 /**
@@ -31,15 +24,10 @@ import org.roce4j.verbs.WrOpcode;
  */
 class PacketTrainTest {
 
-    /** What a user can observe of a run. */
-    private record Observed(int steps, long endNanos, Map<RnicCounter, Long> countersA, Map<RnicCounter, Long> countersB,
-                            FabricCounters fabric, List<String> completions, byte[] target) {
-    }
-
     @Test
     void aRunWithoutATapIsTheRunWithOne(@TempDir Path dir) {
-        Observed withTap = run(dir.resolve("trains-off.pcap"));
-        Observed withoutTap = run(null);
+        ObservedRun withTap = run(dir.resolve("trains-off.pcap"));
+        ObservedRun withoutTap = run(null);
 
         assertThat(withoutTap.steps()).as("fabric steps").isEqualTo(withTap.steps());
         assertThat(withoutTap.endNanos()).as("virtual time").isEqualTo(withTap.endNanos());
@@ -47,6 +35,7 @@ class PacketTrainTest {
         assertThat(withoutTap.countersB()).isEqualTo(withTap.countersB());
         assertThat(withoutTap.fabric()).isEqualTo(withTap.fabric());
         assertThat(withoutTap.completions()).isEqualTo(withTap.completions());
+        assertThat(withoutTap.states()).isEqualTo(withTap.states());
         assertThat(withoutTap.target()).isEqualTo(withTap.target());
         // Not a run where nothing happened: 3 + 512 + 4 + 20 + 16 + 4 request packets; an ACK every 64 packets and
         // per RC message.
@@ -61,11 +50,8 @@ class PacketTrainTest {
      * cross from one to the other), a 20,000-byte SEND on the second RC pair (a short LAST), a 64 KiB UC WRITE with
      * immediate (its LAST carries it) and a plain 16 KiB one.
      */
-    private static Observed run(Path tap) {
-        try (TwoNodes nodes = new TwoNodes()) {
-            if (tap != null) {
-                nodes.fabric.tap(tap);
-            }
+    private static ObservedRun run(Path tap) {
+        try (TwoNodes nodes = ObservedRun.nodes(tap)) {
             for (long i = 0; i < nodes.a.memory.byteSize(); i++) {
                 nodes.a.memory.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 7 + (i >>> 10)));
             }
@@ -86,27 +72,13 @@ class PacketTrainTest {
             uc[0].postSend(new SendWr().wrId(4).opcode(WrOpcode.RDMA_WRITE_WITH_IMM).immData(0x1234).signaled(true)
                     .sge(nodes.a.mr, 0, 64 * 1024).remote(b + 700_000, rkey));
             uc[0].postSend(SendWr.rdmaWrite(5, nodes.a.mr, 100_000, 16 * 1024, b + 800_000, rkey));
-            int steps = 0;
-            while (nodes.fabric.step()) {
-                steps++;
-            }
-            List<String> completions = new ArrayList<>();
-            for (WorkCompletion wc : nodes.a.pollAll()) {
-                completions.add("A " + wc);
-            }
-            for (WorkCompletion wc : nodes.b.pollAll()) {
-                completions.add("B " + wc);
-            }
-            return new Observed(steps, nodes.now(), nodes.rnicA.counters(), nodes.rnicB.counters(),
-                    nodes.fabric.counters(), completions, nodes.b.memory.toArray(ValueLayout.JAVA_BYTE));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            return ObservedRun.finish(nodes, 0, nodes.b.memory, rc[0], rc[1], rc2[0], rc2[1], uc[0], uc[1]);
         }
     }
 
     @Test
     void everyByteOfATrainIsPlaced() {
-        Observed run = run(null);
+        ObservedRun run = run(null);
         byte[] expected = new byte[512 * 1024];
         for (int i = 0; i < expected.length; i++) {
             expected[i] = (byte) (i * 7 + (i >>> 10));

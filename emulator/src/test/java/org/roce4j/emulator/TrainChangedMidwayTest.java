@@ -2,19 +2,13 @@ package org.roce4j.emulator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.List;
-import java.util.Map;
 
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.roce4j.emulator.fabric.FabricCounters;
 import org.roce4j.verbs.AccessFlag;
 import org.roce4j.verbs.Mr;
 import org.roce4j.verbs.Mtu;
@@ -24,7 +18,6 @@ import org.roce4j.verbs.QpAttrMask;
 import org.roce4j.verbs.QpState;
 import org.roce4j.verbs.QpType;
 import org.roce4j.verbs.SendWr;
-import org.roce4j.verbs.WorkCompletion;
 
 /**
  * Issue 17: a train's next packet is placed without the responder's full checks when nothing they read changed
@@ -46,15 +39,11 @@ class TrainChangedMidwayTest {
         REQUESTER_QP_TO_ERROR
     }
 
-    private record Observed(int steps, long endNanos, Map<RnicCounter, Long> countersA, Map<RnicCounter, Long> countersB,
-                            FabricCounters fabric, List<String> completions, List<QpState> states, byte[] target) {
-    }
-
     @ParameterizedTest
     @EnumSource(Change.class)
     void aChangeBetweenTwoPacketsOfATrainIsSeenAsByEveryPacket(Change change, @TempDir Path dir) {
-        Observed withTap = run(change, dir.resolve("trains-off.pcap"));
-        Observed withoutTap = run(change, null);
+        ObservedRun withTap = run(change, dir.resolve("trains-off.pcap"));
+        ObservedRun withoutTap = run(change, null);
 
         assertThat(withoutTap).usingRecursiveComparison().isEqualTo(withTap);
         assertThat(withoutTap.countersB().get(RnicCounter.FRAMES_RECEIVED)).as("the change came mid-train")
@@ -73,8 +62,8 @@ class TrainChangedMidwayTest {
      */
     @org.junit.jupiter.api.Test
     void aTrainTheResponderDidNotTakeIsNotPlacedIntoItsMessage(@TempDir Path dir) {
-        Observed withTap = runWithAMisdirectedTrain(dir.resolve("trains-off.pcap"));
-        Observed withoutTap = runWithAMisdirectedTrain(null);
+        ObservedRun withTap = runWithAMisdirectedTrain(dir.resolve("trains-off.pcap"));
+        ObservedRun withoutTap = runWithAMisdirectedTrain(null);
 
         assertThat(withoutTap).usingRecursiveComparison().isEqualTo(withTap);
         assertThat(withoutTap.countersB().get(RnicCounter.DROPPED_WRONG_TRANSPORT)).isEqualTo(MESSAGE / 1024);
@@ -86,11 +75,8 @@ class TrainChangedMidwayTest {
         assertThat(withoutTap.target()).isEqualTo(sent);
     }
 
-    private static Observed runWithAMisdirectedTrain(Path tap) {
-        try (TwoNodes nodes = new TwoNodes()) {
-            if (tap != null) {
-                nodes.fabric.tap(tap);
-            }
+    private static ObservedRun runWithAMisdirectedTrain(Path tap) {
+        try (TwoNodes nodes = ObservedRun.nodes(tap)) {
             for (long i = 0; i < 2L * MESSAGE; i++) {
                 nodes.a.memory.set(ValueLayout.JAVA_BYTE, i, i < MESSAGE ? (byte) (i * 7 + (i >>> 10)) : (byte) 0x5a);
             }
@@ -101,27 +87,12 @@ class TrainChangedMidwayTest {
             int rkey = nodes.b.mr.rkey();
             rc[0].postSend(SendWr.rdmaWrite(1, nodes.a.mr, 0, MESSAGE, b, rkey));
             uc.postSend(SendWr.rdmaWrite(2, nodes.a.mr, MESSAGE, MESSAGE, b, rkey));
-            int steps = 0;
-            while (nodes.fabric.step()) {
-                steps++;
-            }
-            List<String> completions = new ArrayList<>();
-            for (WorkCompletion wc : nodes.a.pollAll()) {
-                completions.add("A " + wc);
-            }
-            return new Observed(steps, nodes.now(), nodes.rnicA.counters(), nodes.rnicB.counters(),
-                    nodes.fabric.counters(), completions, List.of(rc[0].state(), rc[1].state(), uc.state()),
-                    nodes.b.memory.asSlice(0, MESSAGE).toArray(ValueLayout.JAVA_BYTE));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            return ObservedRun.finish(nodes, 0, nodes.b.memory.asSlice(0, MESSAGE), rc[0], rc[1], uc);
         }
     }
 
-    private static Observed run(Change change, Path tap) {
-        try (TwoNodes nodes = new TwoNodes()) {
-            if (tap != null) {
-                nodes.fabric.tap(tap);
-            }
+    private static ObservedRun run(Change change, Path tap) {
+        try (TwoNodes nodes = ObservedRun.nodes(tap)) {
             for (long i = 0; i < MESSAGE; i++) {
                 nodes.a.memory.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 7 + (i >>> 10)));
             }
@@ -141,21 +112,7 @@ class TrainChangedMidwayTest {
                 case TARGET_REGION_DEREGISTERED -> target.close();
                 case REQUESTER_QP_TO_ERROR -> pair[0].modify(new QpAttr().qpState(QpState.ERR));
             }
-            while (nodes.fabric.step()) {
-                steps++;
-            }
-            List<String> completions = new ArrayList<>();
-            for (WorkCompletion wc : nodes.a.pollAll()) {
-                completions.add("A " + wc);
-            }
-            for (WorkCompletion wc : nodes.b.pollAll()) {
-                completions.add("B " + wc);
-            }
-            return new Observed(steps, nodes.now(), nodes.rnicA.counters(), nodes.rnicB.counters(),
-                    nodes.fabric.counters(), completions, List.of(pair[0].state(), pair[1].state()),
-                    nodes.b.memory.asSlice(0, MESSAGE).toArray(ValueLayout.JAVA_BYTE));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            return ObservedRun.finish(nodes, steps, nodes.b.memory.asSlice(0, MESSAGE), pair);
         }
     }
 }
