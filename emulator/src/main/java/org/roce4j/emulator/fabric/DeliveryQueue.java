@@ -26,8 +26,6 @@ final class DeliveryQueue {
     private AttachedPort[] destination;
     /** What the fault injector did to each frame, for the tap's comments; null when nobody asked. */
     private List<?>[] faults;
-    /** Per slot: whether the frame is as its sender built it ({@link FabricPort#transmitUnchanged}). */
-    private boolean[] unchanged;
     /** Per slot: the memory its payload is still in ({@link PayloadReference}), or null when the frame holds it. */
     private PayloadReference.Source[] payloadSource;
     private long[] payloadSourceOffset;
@@ -36,15 +34,16 @@ final class DeliveryQueue {
     /** Per slot: the packets it still stands for — 1, or what is left of a train ({@link PayloadReference#train}). */
     private int[] packets;
     /**
-     * Per slot: whether it was sent as built while nothing but RNICs read frames; for a train, its IPv4
-     * Identification step, whether its last packet asks for an ACK, whether that one ends the message, and whether
-     * its first packet was delivered.
+     * Per slot: whether the frame is as its sender built it ({@link FabricPort#transmitUnchanged}), and whether it
+     * was sent so while nothing but RNICs read frames; for a train, its IPv4 Identification step, whether its last
+     * packet asks for an ACK, whether that one ends the message, and whether its first packet was delivered.
      */
     private int[] flags;
     private static final int ACK_REQ_ON_LAST = 1 << 31;
     private static final int GOES_ON = 1 << 30;
     private static final int ENDS_MESSAGE = 1 << 29;
     private static final int SENT_UNREAD = 1 << 28;
+    private static final int UNCHANGED = 1 << 27;
     private static final int IDENTIFICATION_STEP = 0xFFFF;
     /** Packets queued: the slots' {@link #packets} summed. */
     private int packetsQueued;
@@ -70,7 +69,6 @@ final class DeliveryQueue {
         length = new int[capacity];
         destination = new AttachedPort[capacity];
         faults = new List<?>[capacity];
-        unchanged = new boolean[capacity];
         payloadSource = new PayloadReference.Source[capacity];
         payloadSourceOffset = new long[capacity];
         payloadFrameOffset = new int[capacity];
@@ -97,7 +95,7 @@ final class DeliveryQueue {
              boolean asBuilt, boolean sentUnread, PayloadReference payload) {
         int slot = allocateSlot();
         packets[slot] = 1;
-        flags[slot] = sentUnread ? SENT_UNREAD : 0;
+        flags[slot] = (asBuilt ? UNCHANGED : 0) | (sentUnread ? SENT_UNREAD : 0);
         if (payload != null) {
             payloadSource[slot] = payload.source();
             payloadSourceOffset[slot] = payload.sourceOffset();
@@ -109,7 +107,6 @@ final class DeliveryQueue {
         }
         packetsQueued += packets[slot];
         faults[slot] = faultNotes;
-        unchanged[slot] = asBuilt;
         time[slot] = deliveryNanos;
         sequence[slot] = nextSequence++;
         buffer[slot] = frame;
@@ -202,7 +199,7 @@ final class DeliveryQueue {
 
     /** {@return whether the frame is as its sender built it: its receiver need not check its ICRC} */
     boolean unchanged(int slot) {
-        return unchanged[slot];
+        return (flags[slot] & UNCHANGED) != 0;
     }
 
     /** {@return the memory the frame's payload is still in, or null when the frame holds it} */
@@ -284,7 +281,6 @@ final class DeliveryQueue {
         length = Arrays.copyOf(length, capacity);
         destination = Arrays.copyOf(destination, capacity);
         faults = Arrays.copyOf(faults, capacity);
-        unchanged = Arrays.copyOf(unchanged, capacity);
         payloadSource = Arrays.copyOf(payloadSource, capacity);
         payloadSourceOffset = Arrays.copyOf(payloadSourceOffset, capacity);
         payloadFrameOffset = Arrays.copyOf(payloadFrameOffset, capacity);
