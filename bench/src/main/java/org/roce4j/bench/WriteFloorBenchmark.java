@@ -3,19 +3,31 @@ package org.roce4j.bench;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
+import org.roce4j.emulator.fabric.Fabric;
+import org.roce4j.emulator.fabric.FabricPort;
+import org.roce4j.emulator.fabric.FrameReceiver;
+import org.roce4j.verbs.Mtu;
+import org.roce4j.verbs.QpAttr;
+import org.roce4j.verbs.QpState;
+import org.roce4j.verbs.SendWr;
+import org.roce4j.verbs.WcStatus;
+import org.roce4j.verbs.WorkCompletion;
 import org.roce4j.wire.AethSyndrome;
+import org.roce4j.wire.MacAddress;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.PacketInfo;
 import org.roce4j.wire.PacketWriter;
@@ -38,6 +50,18 @@ import org.roce4j.wire.Position;
  *       segment to the target in one copy, as DMA would (issue 17's "one copy" direction).</li>
  * </ul>
  * {@code memorySegmentCopy} is the baseline of the goodput target, as in {@link EmulatorBenchmark}.
+ *
+ * <p>The other half of the floor, {@code verbsAlone}: what a WRITE costs through the emulated RNIC's verbs
+ * with no frame and no protocol — posted ({@code ibv_post_send}: the WQE written, the doorbell rung), taken by
+ * the RNIC's duty cycle, completed and polled — because the QP is in the error state, where the RNIC flushes
+ * what is posted at once with {@link WcStatus#WR_FLUSH_ERR} (IBTA 10.8.3.1, as rxe does). Sixteen in flight,
+ * one posted for every completion, as {@link EmulatorBenchmark#rdmaWriteStream} keeps them.
+ *
+ * <p>And the fabric's share, {@code fabricAlone}: a WRITE's two frames — its headers (the payload stays where it
+ * is, as the one copy carries it) and the ACK its receiver sends back — each routed through the deterministic
+ * fabric's queue in virtual time and delivered, between two ports whose receivers do nothing else; sixteen
+ * WRITEs a step. So the three floors — frames, verbs, fabric — are each what the emulator's WRITE does with the
+ * rest taken away.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
@@ -96,6 +120,105 @@ public class WriteFloorBenchmark {
     @Benchmark
     public int framesOneCopy() {
         return write(false);
+    }
+
+    /** An {@link EmulatedRcPair} whose requester is in the error state, {@link EmulatorBenchmark#BATCH} WRITEs posted. */
+    @State(Scope.Thread)
+    public static class Flushed {
+        EmulatedRcPair pair;
+        SendWr write;
+        final WorkCompletion[][] upTo = EmulatorBenchmark.completionArraysUpTo(EmulatorBenchmark.BATCH);
+
+        @Setup(Level.Trial)
+        public void setUp(WriteFloorBenchmark floor) throws Exception {
+            pair = new EmulatedRcPair(2L * floor.size, EmulatorBenchmark.BATCH, Mtu.MTU_4096);
+            write = SendWr.rdmaWrite(1, pair.mrA, 0, floor.size, pair.mrB.address(), pair.mrB.rkey());
+            pair.qpA.modify(new QpAttr().qpState(QpState.ERR));
+            for (int i = 0; i < EmulatorBenchmark.BATCH; i++) {
+                pair.qpA.postSend(write);
+            }
+        }
+
+        @TearDown(Level.Trial)
+        public void tearDown() {
+            pair.close();
+        }
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(EmulatorBenchmark.BATCH)
+    public int verbsAlone(Flushed state) {
+        int completed = 0;
+        while (completed < EmulatorBenchmark.BATCH) {
+            WorkCompletion[] polled = state.upTo[EmulatorBenchmark.BATCH - completed];
+            int n = state.pair.cqA.poll(polled);
+            for (int i = 0; i < n; i++) {
+                if (polled[i].status() != WcStatus.WR_FLUSH_ERR) { // fail the run, not the numbers
+                    throw new IllegalStateException("not flushed: " + polled[i]);
+                }
+                state.pair.qpA.postSend(state.write);
+            }
+            completed += n;
+        }
+        return completed;
+    }
+
+    /** Two ports on a deterministic fabric: B answers every frame with an ACK, A counts the ACKs. */
+    @State(Scope.Thread)
+    public static class TwoPorts {
+        final Fabric fabric = Fabric.deterministic();
+        byte[] request;
+        int requestLength;
+        byte[] ack;
+        int ackLength;
+        FabricPort portA;
+        FabricPort portB;
+        int acks;
+
+        @Setup(Level.Trial)
+        public void setUp(WriteFloorBenchmark floor) {
+            requestLength = floor.begin().bth(Opcode.RC_RDMA_WRITE_ONLY, 0x11, 0).ackReq(true)
+                    .reth(floor.target.address(), 0x1234, floor.size).finish(0);
+            request = Arrays.copyOf(floor.frame, requestLength);
+            ackLength = floor.writer.ethernet(floor.frame, 0, SOURCE_MAC, DESTINATION_MAC) // back to A
+                    .ipv4(0, 0, true, 64, DESTINATION_IP, SOURCE_IP).udp(49152)
+                    .bth(Opcode.RC_ACKNOWLEDGE, 0x12, 0).aeth(AethSyndrome.ack(31), 1).finish(0);
+            ack = Arrays.copyOf(floor.frame, ackLength);
+            portA = fabric.attach(new MacAddress(SOURCE_MAC), new Answering(() -> acks++));
+            portB = fabric.attach(new MacAddress(DESTINATION_MAC), new Answering(() -> portB.transmitUnchanged(ack, 0, ackLength)));
+        }
+
+        @TearDown(Level.Trial)
+        public void tearDown() {
+            fabric.close();
+        }
+    }
+
+    /** A receiver that takes frames without their ICRC, as an RNIC does, and runs {@code onFrame} for each. */
+    private record Answering(Runnable onFrame) implements FrameReceiver {
+        @Override
+        public void onFrame(byte[] frame, int offset, int length, long nowNanos) {
+            onFrame.run();
+        }
+
+        @Override
+        public boolean takesFramesWithoutIcrc() {
+            return true;
+        }
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(EmulatorBenchmark.BATCH)
+    public int fabricAlone(TwoPorts ports) {
+        for (int i = 0; i < EmulatorBenchmark.BATCH; i++) {
+            ports.portA.transmitUnchanged(ports.request, 0, ports.requestLength);
+        }
+        int before = ports.acks;
+        ports.fabric.runUntilIdle();
+        if (ports.acks - before != EmulatorBenchmark.BATCH) { // fail the run, not the numbers
+            throw new IllegalStateException((ports.acks - before) + " ACKs for " + EmulatorBenchmark.BATCH + " WRITEs");
+        }
+        return ports.acks;
     }
 
     @Benchmark
