@@ -15,8 +15,14 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.roce4j.verbs.Mtu;
+import org.roce4j.verbs.Qp;
+import org.roce4j.verbs.QpCap;
+import org.roce4j.verbs.QpInitAttr;
+import org.roce4j.verbs.QpType;
 import org.roce4j.verbs.RecvWr;
 import org.roce4j.verbs.SendWr;
+import org.roce4j.verbs.Srq;
+import org.roce4j.verbs.SrqInitAttr;
 import org.roce4j.verbs.WorkCompletion;
 import org.roce4j.verbs.WrOpcode;
 
@@ -38,6 +44,8 @@ import org.roce4j.verbs.WrOpcode;
  *       completion and a receive reposted for every receive completion — how perftest's
  *       {@code ib_send_bw} measures a message rate (its {@code tx_depth} kept outstanding). {@code send64}
  *       waits for all 16 before it posts again, so each batch also pays one message's latency.</li>
+ *   <li>{@code srqSendStream64}: {@code sendStream64} with the receives on a shared receive queue
+ *       ({@code ibv_post_srq_recv}).</li>
  *   <li>{@code pingPong64}: a 64-byte SEND there and one back, sample mode for the median
  *       round-trip time (target median ≤ 3 µs deterministic; threaded ≤ 5 µs one way).</li>
  * </ul>
@@ -182,14 +190,24 @@ public class EmulatorBenchmark {
         @Setup(Level.Trial)
         public void setUp() throws Exception {
             pair = new EmulatedRcPair(EmulatedRcPair.fabric(fabric), 64L * 2 * BATCH, 2 * BATCH, Mtu.MTU_1024);
+            prepareReceiver();
             send.wrId(1).opcode(WrOpcode.SEND).signaled(true).sge(pair.mrA, 0, 64);
             for (int i = 0; i < receives.length; i++) {
                 receives[i] = RecvWr.of(i, pair.mrB, 64L * i, 64);
-                pair.qpB.postRecv(receives[i]);
+                postReceive(receives[i]);
             }
             for (int i = 0; i < BATCH; i++) {
                 pair.qpA.postSend(send);
             }
+        }
+
+        /** Before the first receive is posted: B's QP takes its receives from its own queue. */
+        void prepareReceiver() {
+        }
+
+        /** {@code ibv_post_recv} on B's QP. */
+        void postReceive(RecvWr wr) {
+            pair.qpB.postRecv(wr);
         }
 
         @TearDown(Level.Trial)
@@ -202,8 +220,39 @@ public class EmulatorBenchmark {
             int n = pair.cqB.poll(received);
             for (int i = 0; i < n; i++) {
                 EmulatedRcPair.requireSuccess(received[i]);
-                pair.qpB.postRecv(receives[(int) received[i].wrId()]);
+                postReceive(receives[(int) received[i].wrId()]);
             }
+        }
+    }
+
+    /**
+     * {@link SendStream} with B's receives on a shared receive queue ({@code ibv_post_srq_recv}), as a server that
+     * serves many connections from one pool of receives posts them.
+     */
+    @State(Scope.Thread)
+    public static class SrqSendStream extends SendStream {
+        Srq srq;
+
+        @Override
+        void prepareReceiver() {
+            srq = pair.pdB.createSrq(new SrqInitAttr(2 * BATCH, 1, 0));
+            Qp a = pair.pdA.createQp(QpInitAttr.of(QpType.RC, pair.cqA, QpCap.of(2 * BATCH, 1)));
+            Qp b = pair.pdB.createQp(new QpInitAttr(QpType.RC, pair.cqB, pair.cqB, srq, QpCap.of(1, 0), false));
+            EmulatedRcPair.connect(a, b, pair.contextA, pair.contextB, Mtu.MTU_1024);
+            EmulatedRcPair.closeInOrder(pair.qpA, pair.qpB);
+            pair.qpA = a;
+            pair.qpB = b;
+        }
+
+        @Override
+        void postReceive(RecvWr wr) {
+            srq.postRecv(wr);
+        }
+
+        @Override
+        public void tearDown() { // SendStream's @TearDown: JMH calls it once, and this override runs
+            EmulatedRcPair.closeInOrder(pair.qpA, pair.qpB, srq);
+            pair.close();
         }
     }
 
@@ -218,6 +267,14 @@ public class EmulatorBenchmark {
             state.repostReceives();
         }
         return completed;
+    }
+
+    @Benchmark
+    @BenchmarkMode(Mode.Throughput)
+    @OutputTimeUnit(TimeUnit.SECONDS)
+    @OperationsPerInvocation(BATCH)
+    public int srqSendStream64(SrqSendStream state) {
+        return sendStream64(state);
     }
 
     @State(Scope.Thread)

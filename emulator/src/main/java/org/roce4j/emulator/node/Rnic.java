@@ -29,6 +29,7 @@ import org.roce4j.emulator.fabric.FabricPort;
 import org.roce4j.emulator.fabric.FrameReceiver;
 import org.roce4j.emulator.fabric.PayloadReference;
 import org.roce4j.emulator.fabric.RunLimitExceededException;
+import org.roce4j.emulator.transport.Responder;
 import org.roce4j.verbs.AhAttr;
 import org.roce4j.verbs.DeviceAttr;
 import org.roce4j.verbs.Errno;
@@ -113,6 +114,12 @@ public final class Rnic implements Agent, FrameReceiver {
     private final ExternalLink link;
 
     private EmulatedQp[] qps = new EmulatedQp[8];
+    /**
+     * {@code responders[i]} is {@code qps[i]}'s responder, which a request is handed to: found by the QP number beside
+     * its QP rather than through it, so that at thousands of QPs, where both are cold, the CPU fetches the two
+     * together instead of one after the other (issue 17's scale benchmark; bench/RESULTS.md, tenth session).
+     */
+    private Responder[] responders = new Responder[8];
     private int liveQps;
     private int nextQpIndex;
     /** The node's management agent on QP 1, or null: QP 1's packets are then dropped as to an unknown QP. */
@@ -310,12 +317,18 @@ public final class Rnic implements Agent, FrameReceiver {
                 index = free;
             } else {
                 qps = Arrays.copyOf(qps, qps.length * 2);
+                responders = Arrays.copyOf(responders, qps.length);
             }
         }
         qps[index] = qp;
         nextQpIndex = index + 1;
         liveQps++;
         return qpnBase + index;
+    }
+
+    /** The responder of the QP that {@link #allocateQpn} numbered {@code qpn}: set before its first packet can come. */
+    public void responderMade(int qpn, Responder responder) {
+        responders[qpn - qpnBase] = responder;
     }
 
     private int firstFreeIndex() {
@@ -332,6 +345,7 @@ public final class Rnic implements Agent, FrameReceiver {
         if (index >= 0 && index < qps.length && qps[index] != null) {
             timers.remove(qps[index]);
             qps[index] = null;
+            responders[index] = null;
             liveQps--;
         }
     }
@@ -478,8 +492,9 @@ public final class Rnic implements Agent, FrameReceiver {
      * passed them all, and the QP was not modified since.
      */
     private boolean placedAsNextOfTrain(PayloadReference payload) {
-        EmulatedQp qp = qp(rx.destQp());
-        return qp != null && qp.responder.placeNextOfTrain(rx, payload);
+        int index = rx.destQp() - qpnBase;
+        return index >= 0 && index < responders.length && responders[index] != null
+                && responders[index].placeNextOfTrain(rx, payload);
     }
 
     /**
@@ -538,12 +553,13 @@ public final class Rnic implements Agent, FrameReceiver {
             multicast.deliver(packet, nowNanos); // rxe_rcv: bth_qpn == IB_MULTICAST_QPN
             return;
         }
-        EmulatedQp qp = qp(packet.destQp());
+        int index = packet.destQp() - qpnBase;
+        EmulatedQp qp = index >= 0 && index < qps.length ? qps[index] : null;
         if (qp == null) {
             count(RnicCounter.DROPPED_UNKNOWN_QP);
             return;
         }
-        qp.receive(packet, nowNanos);
+        qp.receive(packet, nowNanos, responders[index]);
     }
 
     /**

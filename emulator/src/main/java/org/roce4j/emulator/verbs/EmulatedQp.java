@@ -157,6 +157,7 @@ public final class EmulatedQp extends Resource implements Qp, QpTimers.Member {
         this.requester = new Requester(this, window);
         this.completer = new Completer(this, window);
         this.responder = new Responder(this, srq == null ? granted.maxRecvSge() : srq.queue.maxSge);
+        rnic.responderMade(qpn, responder);
     }
 
     /** {@code ibv_create_qp}, under the fabric lock: checks the CQs, the SRQ and the caps against the device. */
@@ -697,6 +698,14 @@ public final class EmulatedQp extends Resource implements Qp, QpTimers.Member {
      * completer.
      */
     public void receive(PacketInfo packet, long nowNanos) {
+        receive(packet, nowNanos, responder);
+    }
+
+    /**
+     * {@link #receive(PacketInfo, long)} with this QP's {@link #responder} as the RNIC's QP table holds it beside the
+     * QP (so that the CPU can fetch both at once, {@code Rnic.responders}).
+     */
+    public void receive(PacketInfo packet, long nowNanos, Responder ownResponder) {
         if (packet.opcode().transport() != transport) {
             rnic.count(RnicCounter.DROPPED_WRONG_TRANSPORT);
             return;
@@ -725,7 +734,7 @@ public final class EmulatedQp extends Resource implements Qp, QpTimers.Member {
                 firstRequestHook = null;
                 communicationEstablished.run();
             }
-            responder.onRequest(packet, nowNanos);
+            ownResponder.onRequest(packet, nowNanos);
         } else {
             if (state != QpState.RTS && state != QpState.SQD) {
                 rnic.count(RnicCounter.DROPPED_QP_STATE);
