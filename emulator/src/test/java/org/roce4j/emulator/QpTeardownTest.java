@@ -1,7 +1,11 @@
 package org.roce4j.emulator;
 
+import java.lang.ref.WeakReference;
+
 import org.roce4j.emulator.node.NetworkPath;
+import org.roce4j.emulator.transport.Responder;
 import org.roce4j.emulator.verbs.EmulatedCq;
+import org.roce4j.emulator.verbs.EmulatedQp;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -46,6 +50,26 @@ class QpTeardownTest {
         assertThat(nodes.a.pollAll()).extracting(WorkCompletion::wrId, WorkCompletion::status)
                 .containsExactly(tuple(1L, WcStatus.SUCCESS));
         assertThat(script.count(f -> !f.fromA() && f.isAck())).isEqualTo(1);
+    }
+
+    @Test
+    @DisplayName("a destroyed QP, its responder with it, is not kept by its RNIC: nothing but the application "
+            + "held it, and once the application lets go the collector takes it")
+    void aDestroyedQpIsNotKept() throws InterruptedException {
+        Qp[] pair = nodes.connectedPair(QpType.RC, Mtu.MTU_1024);
+        pair[1].postRecv(RecvWr.of(2, nodes.b.mr, 0, 64));
+        pair[0].postSend(SendWr.send(1, nodes.a.mr, 0, 64)); // B's responder has worked
+        assertThat(nodes.a.pollAll()).extracting(WorkCompletion::status).containsExactly(WcStatus.SUCCESS);
+        WeakReference<Responder> responder = new WeakReference<>(((EmulatedQp) pair[1]).responder);
+        pair[1].close();
+        pair[1] = null;
+
+        for (int i = 0; i < 50 && responder.get() != null; i++) {
+            System.gc();
+            Thread.sleep(10);
+        }
+
+        assertThat(responder.get()).as("the destroyed QP's responder, collected").isNull();
     }
 
     @Test
