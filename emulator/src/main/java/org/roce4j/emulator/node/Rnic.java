@@ -350,9 +350,10 @@ public final class Rnic implements Agent, FrameReceiver {
         }
     }
 
-    EmulatedQp qp(int qpn) {
+    /** {@return where QP number {@code qpn} is in {@link #qps} and {@link #responders}, or -1 when there is no such QP} */
+    private int indexOf(int qpn) {
         int index = qpn - qpnBase;
-        return index >= 0 && index < qps.length ? qps[index] : null;
+        return index >= 0 && index < qps.length && qps[index] != null ? index : -1;
     }
 
     /**
@@ -492,9 +493,8 @@ public final class Rnic implements Agent, FrameReceiver {
      * passed them all, and the QP was not modified since.
      */
     private boolean placedAsNextOfTrain(PayloadReference payload) {
-        int index = rx.destQp() - qpnBase;
-        return index >= 0 && index < responders.length && responders[index] != null
-                && responders[index].placeNextOfTrain(rx, payload);
+        int index = indexOf(rx.destQp());
+        return index >= 0 && responders[index].placeNextOfTrain(rx, payload);
     }
 
     /**
@@ -553,13 +553,12 @@ public final class Rnic implements Agent, FrameReceiver {
             multicast.deliver(packet, nowNanos); // rxe_rcv: bth_qpn == IB_MULTICAST_QPN
             return;
         }
-        int index = packet.destQp() - qpnBase;
-        EmulatedQp qp = index >= 0 && index < qps.length ? qps[index] : null;
-        if (qp == null) {
+        int index = indexOf(packet.destQp());
+        if (index < 0) {
             count(RnicCounter.DROPPED_UNKNOWN_QP);
             return;
         }
-        qp.receive(packet, nowNanos, responders[index]);
+        qps[index].receive(packet, nowNanos, responders[index]);
     }
 
     /**
