@@ -52,9 +52,10 @@ import org.roce4j.wire.Position;
  * {@code memorySegmentCopy} is the baseline of the goodput target, as in {@link EmulatorBenchmark}.
  *
  * <p>The other half of the floor, {@code verbsAlone}: what a WRITE costs through the emulated RNIC's verbs
- * with no frame and no protocol — posted ({@code ibv_post_send}: the WQE written, the doorbell rung), taken by
- * the RNIC's duty cycle, completed and polled — because the QP is in the error state, where the RNIC flushes
- * what is posted at once with {@link WcStatus#WR_FLUSH_ERR} (IBTA 10.8.3.1, as rxe does). Sixteen in flight,
+ * with no frame and no protocol — posted ({@code ibv_post_send}: checked and its WQE written, under the fabric
+ * lock as the deterministic fabric posts), completed and polled — because the QP is in the error state, where
+ * the post flushes it at once with {@link WcStatus#WR_FLUSH_ERR} (IBTA 10.8.3.1, as rxe does; no duty cycle
+ * runs a requester for it). Sixteen in flight,
  * one posted for every completion, as {@link EmulatorBenchmark#rdmaWriteStream} keeps them.
  *
  * <p>And the fabric's share, {@code fabricAlone}: a WRITE's two frames — its headers (the payload stays where it
