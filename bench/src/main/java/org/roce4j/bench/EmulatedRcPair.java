@@ -21,6 +21,7 @@ import org.roce4j.verbs.QpBringUp;
 import org.roce4j.verbs.QpCap;
 import org.roce4j.verbs.QpInitAttr;
 import org.roce4j.verbs.QpType;
+import org.roce4j.verbs.WcStatus;
 import org.roce4j.verbs.WorkCompletion;
 import org.roce4j.wire.MacAddress;
 
@@ -132,8 +133,13 @@ final class EmulatedRcPair implements AutoCloseable {
 
     /** Fails the benchmark loudly on an error completion. */
     static void requireSuccess(WorkCompletion completion) {
-        if (!completion.isSuccess()) {
-            throw new IllegalStateException("benchmark completion failed: " + completion);
+        requireStatus(completion, WcStatus.SUCCESS);
+    }
+
+    /** Fails the benchmark loudly on a completion whose status is not {@code expected}. */
+    static void requireStatus(WorkCompletion completion, WcStatus expected) {
+        if (completion.status() != expected) {
+            throw new IllegalStateException("benchmark completion not " + expected + ": " + completion);
         }
     }
 

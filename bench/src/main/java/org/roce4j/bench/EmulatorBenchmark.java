@@ -23,6 +23,7 @@ import org.roce4j.verbs.RecvWr;
 import org.roce4j.verbs.SendWr;
 import org.roce4j.verbs.Srq;
 import org.roce4j.verbs.SrqInitAttr;
+import org.roce4j.verbs.WcStatus;
 import org.roce4j.verbs.WorkCompletion;
 import org.roce4j.verbs.WrOpcode;
 
@@ -122,9 +123,14 @@ public class EmulatorBenchmark {
 
     /** Polls A's send CQ once into {@code polled} and posts {@code wr} again for every completion; {@return how many} */
     static int postOnePerCompletion(EmulatedRcPair pair, WorkCompletion[] polled, SendWr wr) {
+        return postOnePerCompletion(pair, polled, wr, WcStatus.SUCCESS);
+    }
+
+    /** {@link #postOnePerCompletion(EmulatedRcPair, WorkCompletion[], SendWr)} of completions that must have {@code expected}. */
+    static int postOnePerCompletion(EmulatedRcPair pair, WorkCompletion[] polled, SendWr wr, WcStatus expected) {
         int n = pair.cqA.poll(polled);
         for (int i = 0; i < n; i++) {
-            EmulatedRcPair.requireSuccess(polled[i]);
+            EmulatedRcPair.requireStatus(polled[i], expected);
             pair.qpA.postSend(wr);
         }
         return n;

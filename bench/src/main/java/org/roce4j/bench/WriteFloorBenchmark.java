@@ -150,16 +150,9 @@ public class WriteFloorBenchmark {
     @OperationsPerInvocation(EmulatorBenchmark.BATCH)
     public int verbsAlone(Flushed state) {
         int completed = 0;
-        while (completed < EmulatorBenchmark.BATCH) {
-            WorkCompletion[] polled = state.upTo[EmulatorBenchmark.BATCH - completed];
-            int n = state.pair.cqA.poll(polled);
-            for (int i = 0; i < n; i++) {
-                if (polled[i].status() != WcStatus.WR_FLUSH_ERR) { // fail the run, not the numbers
-                    throw new IllegalStateException("not flushed: " + polled[i]);
-                }
-                state.pair.qpA.postSend(state.write);
-            }
-            completed += n;
+        while (completed < EmulatorBenchmark.BATCH) { // a completion that is not a flush fails the run
+            completed += EmulatorBenchmark.postOnePerCompletion(state.pair, state.upTo[EmulatorBenchmark.BATCH - completed],
+                    state.write, WcStatus.WR_FLUSH_ERR);
         }
         return completed;
     }
