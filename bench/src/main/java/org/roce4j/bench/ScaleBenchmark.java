@@ -46,7 +46,7 @@ import org.roce4j.verbs.WrOpcode;
  * Heap per QP is {@link QpFootprintBenchmark}'s.
  */
 public class ScaleBenchmark {
-    private static final int IN_FLIGHT = 16;
+    static final int IN_FLIGHT = 16;
 
     @State(Scope.Thread)
     public static class Pairs {
