@@ -341,8 +341,8 @@ public final class Rnic implements Agent, FrameReceiver {
     }
 
     public void releaseQpn(int qpn) {
-        int index = qpn - qpnBase;
-        if (index >= 0 && index < qps.length && qps[index] != null) {
+        int index = indexOf(qpn);
+        if (index >= 0) {
             timers.remove(qps[index]);
             qps[index] = null;
             responders[index] = null;
