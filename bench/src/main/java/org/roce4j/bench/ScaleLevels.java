@@ -62,8 +62,10 @@ public final class ScaleLevels {
             for (int w = 0; w < windows; w++) {
                 double probe = ThreadedLevels.probeRoundTripNanos();
                 levels[w] = probe < plan.splitNanos() ? 0 : 1;
-                rates[0][w] = writeRate(benchmark, one, plan.windowNanos());
-                rates[1][w] = writeRate(benchmark, many, plan.windowNanos());
+                rates[0][w] = ThreadedLevels.rate(() -> benchmark.writeRate(one), ScaleBenchmark.IN_FLIGHT,
+                        plan.windowNanos());
+                rates[1][w] = ThreadedLevels.rate(() -> benchmark.writeRate(many), ScaleBenchmark.IN_FLIGHT,
+                        plan.windowNanos());
                 out.printf("%6d  %10.0f  %6.2f  %8.2f  %5.2f%n", w, probe, rates[0][w], rates[1][w],
                         rates[0][w] / rates[1][w]);
             }
@@ -103,19 +105,7 @@ public final class ScaleLevels {
         return state;
     }
 
-    /** One window of {@link ScaleBenchmark#writeRate}: millions of WRITEs completed per second. */
-    private static double writeRate(ScaleBenchmark benchmark, ScaleBenchmark.Pairs state, long windowNanos) {
-        long start = System.nanoTime();
-        long end = start + windowNanos;
-        long writes = 0;
-        while (System.nanoTime() < end) {
-            benchmark.writeRate(state);
-            writes += ScaleBenchmark.IN_FLIGHT;
-        }
-        return writes * 1e3 / (System.nanoTime() - start);
-    }
-
-    /** The median and quartiles of the windows {@code in} says, or "-" when it says none. */
+    /** The median and quartiles of the windows {@code in} says, and how many there were. */
     private static String median(double[] values, boolean[] in, String unit) {
         double[] chosen = new double[values.length];
         int count = 0;
@@ -124,11 +114,6 @@ public final class ScaleLevels {
                 chosen[count++] = values[i];
             }
         }
-        if (count == 0) {
-            return "- (no window)";
-        }
-        Arrays.sort(chosen, 0, count);
-        return String.format("%.2f %s (quartiles %.2f-%.2f, %d windows)", chosen[count / 2], unit,
-                chosen[count / 4], chosen[(3 * count) / 4], count);
+        return ThreadedLevels.medianOf(chosen, count, unit) + " in " + count + " windows";
     }
 }

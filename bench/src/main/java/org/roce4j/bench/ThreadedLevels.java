@@ -113,17 +113,22 @@ public final class ThreadedLevels {
 
     /** One window of a benchmark method that completes {@link EmulatorBenchmark#BATCH} messages: millions per second. */
     private static double sendRate(Runnable batch) {
+        return rate(batch, EmulatorBenchmark.BATCH, WINDOW_NANOS);
+    }
+
+    /** One window of {@code windowNanos} running {@code batch}, which completes {@code perBatch} messages: millions per second. */
+    static double rate(Runnable batch, int perBatch, long windowNanos) {
         long start = System.nanoTime();
-        long end = start + WINDOW_NANOS;
+        long end = start + windowNanos;
         long messages = 0;
         while (System.nanoTime() < end) {
             batch.run();
-            messages += EmulatorBenchmark.BATCH;
+            messages += perBatch;
         }
         return messages * 1e3 / (System.nanoTime() - start);
     }
 
-    private static String medianOf(double[] values, int count, String unit) {
+    static String medianOf(double[] values, int count, String unit) {
         if (count == 0) {
             return "-";
         }
