@@ -1,6 +1,8 @@
 package org.roce4j.emulator;
 
 import java.lang.ref.WeakReference;
+import java.time.Duration;
+import org.roce4j.emulator.FaultScript.Frame;
 
 import org.roce4j.emulator.node.NetworkPath;
 import org.roce4j.emulator.transport.Responder;
@@ -70,6 +72,31 @@ class QpTeardownTest {
         }
 
         assertThat(responder.get()).as("the destroyed QP's responder, collected").isNull();
+    }
+
+    @Test
+    @DisplayName("a QP destroyed while its ACK timer is armed leaves its RNIC's timers: the collector takes it, "
+            + "and it retransmits nothing")
+    void aQpDestroyedWithItsAckTimerArmedLeavesTheTimers() throws InterruptedException {
+        Qp[] pair = nodes.connectedPair(QpType.RC, Mtu.MTU_1024);
+        nodes.fabric.filter(script);
+        pair[1].close(); // B's RNIC drops A's request as to an unknown QP: no ACK comes, A's timer stays armed
+        pair[0].postSend(SendWr.send(1, nodes.a.mr, 0, 64));
+        while (script.count(Frame::fromA) == 0) {
+            assertThat(nodes.fabric.step()).as("A's request leaves").isTrue();
+        }
+        WeakReference<EmulatedQp> destroyed = new WeakReference<>((EmulatedQp) pair[0]);
+        pair[0].close();
+        pair[0] = null;
+
+        for (int i = 0; i < 50 && destroyed.get() != null; i++) {
+            System.gc();
+            Thread.sleep(10);
+        }
+
+        assertThat(destroyed.get()).as("the destroyed QP, collected though its timer was armed").isNull();
+        nodes.fabric.runFor(Duration.ofSeconds(10)); // past every ACK timeout and retry it had
+        assertThat(script.count(Frame::fromA)).as("A's frames: the request only").isEqualTo(1);
     }
 
     @Test
