@@ -66,12 +66,7 @@ class QpTeardownTest {
         pair[1].close();
         pair[1] = null;
 
-        for (int i = 0; i < 50 && responder.get() != null; i++) {
-            System.gc();
-            Thread.sleep(10);
-        }
-
-        assertThat(responder.get()).as("the destroyed QP's responder, collected").isNull();
+        assertThat(afterCollections(responder)).as("the destroyed QP's responder, collected").isNull();
     }
 
     @Test
@@ -89,12 +84,7 @@ class QpTeardownTest {
         pair[0].close();
         pair[0] = null;
 
-        for (int i = 0; i < 50 && destroyed.get() != null; i++) {
-            System.gc();
-            Thread.sleep(10);
-        }
-
-        assertThat(destroyed.get()).as("the destroyed QP, collected though its timer was armed").isNull();
+        assertThat(afterCollections(destroyed)).as("the destroyed QP, collected though its timer was armed").isNull();
         nodes.fabric.runFor(Duration.ofSeconds(10)); // past every ACK timeout and retry it had
         assertThat(script.count(Frame::fromA)).as("A's frames: the request only").isEqualTo(1);
     }
@@ -109,5 +99,14 @@ class QpTeardownTest {
         AhAttr linkLocal = new AhAttr(nodes.b.context.queryGid(1, 0), 0, 0, 1, 0, 0, 1);
         assertThat(new NetworkPath(nodes.a.context.queryGid(1, 0), linkLocal).hopLimit)
                 .as("a link-local destination keeps the AV's hop limit").isEqualTo(1);
+    }
+
+    /** What {@code reference} still holds after up to 50 full collections, 10 ms apart: null once it was collected. */
+    private static <T> T afterCollections(WeakReference<T> reference) throws InterruptedException {
+        for (int i = 0; i < 50 && reference.get() != null; i++) {
+            System.gc();
+            Thread.sleep(10);
+        }
+        return reference.get();
     }
 }
