@@ -35,6 +35,12 @@ public final class SendQueue {
     /** SGEs each slot holds in {@link #sges}: max_send_sge, at least one. */
     private final int sgeStride;
     public final int maxInline;
+    /**
+     * Each slot's WQE, made the first time a WR is posted to the slot ({@link #slotTaking}): a QP that never has more
+     * than one WR outstanding — most of a server's thousands — keeps one WQE rather than its whole ring, which
+     * halves an idle QP's heap and keeps a busy QP's hot objects closer together (bench/RESULTS.md, issue 17,
+     * twelfth session). Only slots a WR was posted to are read ({@code [retired, posted)}).
+     */
     private final SendWqe[] slots;
     /** {@code slots[0]}, read without the array: the slot of every WR posted to an empty queue. */
     private final SendWqe slotZeroWqe;
@@ -63,10 +69,7 @@ public final class SendQueue {
         this.sgeStride = Math.max(maxSge, 1);
         this.maxInline = maxInline;
         this.slots = new SendWqe[capacity];
-        for (int i = 0; i < capacity; i++) {
-            slots[i] = new SendWqe();
-        }
-        this.slotZeroWqe = slots[0];
+        this.slotZeroWqe = slots[0] = new SendWqe();
         this.sges = new long[capacity * sgeStride * SgeCopy.LONGS_PER_SGE];
         this.inlineSlot = Math.max(maxInline, 8);
         this.inlineData = new byte[capacity * inlineSlot];
@@ -76,9 +79,20 @@ public final class SendQueue {
         return (int) Long.remainderUnsigned(sequence - slotZero, capacity);
     }
 
+    /** {@return the WQE of the WR numbered {@code sequence}, posted and not yet retired} (null for a slot never posted to) */
     public SendWqe at(long sequence) {
         int slot = slotOf(sequence);
         return slot == 0 ? slotZeroWqe : slots[slot];
+    }
+
+    /** {@return the WQE of the slot the WR numbered {@code sequence} is posted to}, made if the slot has none yet. */
+    private SendWqe slotTaking(long sequence) {
+        SendWqe wqe = at(sequence);
+        if (wqe == null) {
+            wqe = new SendWqe();
+            slots[slotOf(sequence)] = wqe; // published with the WR, by the volatile write of posted
+        }
+        return wqe;
     }
 
     /** Index (counted in SGEs) of a WQE's first SGE in {@link #sges}. */
@@ -163,7 +177,7 @@ public final class SendQueue {
             // post miss the cache (issue 17's scale benchmark). Nothing outside the queue sees a slot.
             slotZero = sequence;
         }
-        SendWqe wqe = at(sequence);
+        SendWqe wqe = slotTaking(sequence);
         ScatterGatherList sgl = wr.sgList();
         wqe.wrId = wr.wrId();
         wqe.opcode = wr.opcode();

@@ -73,6 +73,35 @@ class SendQueueTest {
     }
 
     @Test
+    void aSlotGetsItsWqeWhenAWrIsFirstPostedToItAndKeepsIt() {
+        SendQueue queue = new SendQueue(4, 1, 0);
+        assertThat(queue.at(1)).as("no WR was ever posted to slot 1").isNull();
+        for (int id = 1; id <= 8; id++) { // one WR at a time: slot 0 every time
+            queue.post(write(id, 1), null, null);
+            queue.retired++;
+            queue.release();
+        }
+        assertThat(queue.at(9)).as("still none in slot 1").isNull();
+
+        long[] sequences = new long[3];
+        for (int id = 9; id <= 11; id++) { // three outstanding: slots 0, 1 and 2
+            sequences[id - 9] = queue.post(write(id, 1), null, null);
+        }
+        SendWqe slotOne = queue.at(sequences[1]);
+        assertThat(slotOne).isNotNull().isNotSameAs(queue.at(sequences[0])).isNotSameAs(queue.at(sequences[2]));
+        for (int id = 9; id <= 11; id++) {
+            assertHolds(queue, sequences[id - 9], id, 1);
+        }
+        queue.retired += 3;
+        queue.release();
+
+        queue.post(write(12, 1), null, null);
+        long second = queue.post(write(13, 1), null, null);
+        assertThat(queue.at(second)).as("slot 1's WQE, made once").isSameAs(slotOne);
+        assertHolds(queue, second, 13, 1);
+    }
+
+    @Test
     void aRetiredSlotIsNotPostedToAgainUntilTheRnicReleasesIt() {
         SendQueue queue = new SendQueue(2, 1, 0);
         long first = queue.post(write(1, 1), null, null);
