@@ -79,7 +79,7 @@ public final class SendQueue {
         return (int) Long.remainderUnsigned(sequence - slotZero, capacity);
     }
 
-    /** {@return the WQE of the WR numbered {@code sequence}, posted and not yet retired} (null for a slot never posted to) */
+    /** {@return the WQE in the slot of the WR numbered {@code sequence}}, or null when no WR was ever posted to it. */
     public SendWqe at(long sequence) {
         int slot = slotOf(sequence);
         return slot == 0 ? slotZeroWqe : slots[slot];
