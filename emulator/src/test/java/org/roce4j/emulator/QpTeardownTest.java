@@ -2,15 +2,15 @@ package org.roce4j.emulator;
 
 import java.lang.ref.WeakReference;
 import java.time.Duration;
-import org.roce4j.emulator.FaultScript.Frame;
 
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.roce4j.emulator.FaultScript.Frame;
 import org.roce4j.emulator.node.NetworkPath;
 import org.roce4j.emulator.transport.Responder;
 import org.roce4j.emulator.verbs.EmulatedCq;
 import org.roce4j.emulator.verbs.EmulatedQp;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
 import org.roce4j.verbs.AhAttr;
 import org.roce4j.verbs.Mtu;
 import org.roce4j.verbs.Qp;
