@@ -76,8 +76,9 @@ public final class Responder {
 
     private final EmulatedQp qp;
     private final Rnic rnic;
-    final ReceiveCursor cursor;
+    /** What every request's ACK is built from: before the rest, to be laid out next to the responder. */
     private final ResponsePackets out;
+    final ReceiveCursor cursor;
     /** The READ responses owed, sent as the link has room. */
     public final ReadReplies reads;
     private final DuplicateRequests duplicates;

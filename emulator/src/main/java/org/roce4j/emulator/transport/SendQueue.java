@@ -29,6 +29,12 @@ import org.roce4j.verbs.spi.RegisteredMemory;
  * lock first, then this).
  */
 public final class SendQueue {
+    /**
+     * {@code slots[0]}, read without the array: the slot of every WR posted to an empty queue. The first reference
+     * field, so that a collection lays it out next to the queue ({@link org.roce4j.emulator.verbs.EmulatedQp}'s
+     * field order).
+     */
+    private final SendWqe slotZeroWqe;
     public final int capacity;
     /** The granted max_send_sge (0 allowed: then only INLINE sends and SGE-less WRs can be posted). */
     public final int maxSge;
@@ -42,8 +48,6 @@ public final class SendQueue {
      * twelfth session). Only slots a WR was posted to are read ({@code [retired, posted)}).
      */
     private final SendWqe[] slots;
-    /** {@code slots[0]}, read without the array: the slot of every WR posted to an empty queue. */
-    private final SendWqe slotZeroWqe;
     final long[] sges;
     private final byte[] inlineData;
     /**
