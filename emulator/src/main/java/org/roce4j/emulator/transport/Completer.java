@@ -306,10 +306,9 @@ public final class Completer {
             fail(wqe, WcStatus.BAD_RESP_ERR); // rxe check_ack: a response that does not fit the request
             return;
         }
-        long seq = sequenceOf(wqe);
         if (expectedLength > 0) {
-            int result = SgeCopy.scatter(rnic.memoryRegions, qp.pd, sq.sges,
-                    sq.sgeBase(seq), wqe.numSge, offset, packet.buffer(), packet.payloadOffset(), (int) expectedLength);
+            int result = SgeCopy.scatter(rnic.memoryRegions, qp.pd, wqe.sges,
+                    0, wqe.numSge, offset, packet.buffer(), packet.payloadOffset(), (int) expectedLength);
             if (result != SgeCopy.OK) {
                 countMemoryFault(result);
                 fail(wqe, result == SgeCopy.TOO_LONG ? WcStatus.LOC_LEN_ERR : WcStatus.LOC_PROT_ERR);
@@ -335,9 +334,8 @@ public final class Completer {
         // The original value travels big-endian; it lands in host memory as the 64-bit number it is.
         long original = packet.atomicOriginalData();
         HOST_ORDER_LONG.set(atomicResult, 0, original);
-        long seq = sequenceOf(wqe);
-        int result = SgeCopy.scatter(rnic.memoryRegions, qp.pd, sq.sges,
-                sq.sgeBase(seq), wqe.numSge, 0, atomicResult, 0, 8);
+        int result = SgeCopy.scatter(rnic.memoryRegions, qp.pd, wqe.sges,
+                0, wqe.numSge, 0, atomicResult, 0, 8);
         if (result != SgeCopy.OK) {
             countMemoryFault(result);
             fail(wqe, WcStatus.LOC_PROT_ERR);
@@ -378,15 +376,6 @@ public final class Completer {
             }
         }
         return null;
-    }
-
-    private long sequenceOf(SendWqe wqe) {
-        for (long seq = sq.retired; seq != sq.posted; seq++) {
-            if (sq.at(seq) == wqe) {
-                return seq;
-            }
-        }
-        throw new IllegalStateException("WQE not in the send queue");
     }
 
     /**

@@ -168,7 +168,7 @@ public final class Requester {
                     checkDrained();
                     break;
                 }
-                if (!start(wqe, next)) {
+                if (!start(wqe)) {
                     break;
                 }
                 if (wqe.state != WqeState.PENDING) {
@@ -190,7 +190,7 @@ public final class Requester {
             if (qp.type == QpType.RC && window.isFull()) {
                 break; // the window is full: an ACK reschedules us
             }
-            work += sendPackets(wqe, next, nowNanos, Rnic.PACKETS_PER_TURN - work);
+            work += sendPackets(wqe, nowNanos, Rnic.PACKETS_PER_TURN - work);
         }
         if (work >= Rnic.PACKETS_PER_TURN) {
             rnic.schedule(qp);
@@ -202,7 +202,7 @@ public final class Requester {
      * Begins a WQE: fence and credits, local checks, PSNs. A local operation (LOCAL_INV, BIND_MW) executes
      * here. Returns false when the WQE must wait.
      */
-    private boolean start(SendWqe wqe, long seq) {
+    private boolean start(SendWqe wqe) {
         WrOpcode opcode = wqe.opcode;
         if ((wqe.flags & SendFlag.FENCE.bit()) != 0 && window.readAtomicInFlight > 0) {
             return false;
@@ -242,8 +242,7 @@ public final class Requester {
         }
         if (!wqe.inline) {
             int access = wqe.needsResponseData() ? AccessFlag.LOCAL_WRITE.bit() : 0;
-            int base = sq.sgeBase(seq);
-            MemoryRegionTable.Check check = SgeCopy.checkAll(rnic.memoryRegions, qp.pd, sq.sges, base, wqe.numSge,
+            MemoryRegionTable.Check check = SgeCopy.checkAll(rnic.memoryRegions, qp.pd, wqe.sges, 0, wqe.numSge,
                     access);
             if (check != MemoryRegionTable.Check.OK && access == 0) {
                 failInRequester(wqe, localKeyStatus(check));
@@ -319,7 +318,7 @@ public final class Requester {
      *
      * @return the packets sent (0 if the WQE failed)
      */
-    private int sendPackets(SendWqe wqe, long seq, long nowNanos, int most) {
+    private int sendPackets(SendWqe wqe, long nowNanos, int most) {
         int psn = window.nextPsn;
         WrOpcode wr = wqe.opcode;
         int mtu = qp.mtu();
@@ -358,26 +357,26 @@ public final class Requester {
         if (payload > 0) {
             int copied = SgeCopy.SPLIT;
             if (wqe.inline) {
-                copied = copyInline(wqe, seq, offset, b, payloadAt, payload);
+                copied = copyInline(wqe, offset, b, payloadAt, payload);
             } else if (mayGoByReference(path, payload)) {
                 byReference = rnic.payloadByReference();
                 if (byReference != null && opcode.position() == Position.MIDDLE) {
                     packets = trainLength(wqe, most, payload);
                 }
-                copied = byReference == null ? SgeCopy.SPLIT : SgeCopy.reference(rnic.memoryRegions, qp.pd, sq.sges,
-                        sq.sgeBase(seq), wqe.numSge, offset, packets * payload, byReference, payloadAt);
+                copied = byReference == null ? SgeCopy.SPLIT : SgeCopy.reference(rnic.memoryRegions, qp.pd, wqe.sges,
+                        0, wqe.numSge, offset, packets * payload, byReference, payloadAt);
                 if (copied != SgeCopy.OK && packets > 1) {
                     // The train's bytes span SGEs, or part of them cannot be read: this packet alone decides, as
                     // when packets go one by one (a reregistered region may have shrunk under the message).
                     packets = 1;
-                    copied = SgeCopy.reference(rnic.memoryRegions, qp.pd, sq.sges, sq.sgeBase(seq), wqe.numSge,
+                    copied = SgeCopy.reference(rnic.memoryRegions, qp.pd, wqe.sges, 0, wqe.numSge,
                             offset, payload, byReference, payloadAt);
                 }
             }
             if (copied == SgeCopy.SPLIT) {
                 byReference = null;
-                copied = SgeCopy.gather(rnic.memoryRegions, qp.pd, sq.sges,
-                        sq.sgeBase(seq), wqe.numSge, offset, b, payloadAt, payload);
+                copied = SgeCopy.gather(rnic.memoryRegions, qp.pd, wqe.sges,
+                        0, wqe.numSge, offset, b, payloadAt, payload);
             }
             if (copied != SgeCopy.OK) {
                 // The region went away under a message in progress, or its memory could not be read:
@@ -483,8 +482,8 @@ public final class Requester {
         }
     }
 
-    private int copyInline(SendWqe wqe, long seq, long offset, byte[] dst, int dstOffset, int length) {
-        System.arraycopy(sq.inlineData(), sq.inlineBase(seq) + (int) offset, dst, dstOffset, length);
+    private static int copyInline(SendWqe wqe, long offset, byte[] dst, int dstOffset, int length) {
+        System.arraycopy(wqe.inlineData, (int) offset, dst, dstOffset, length);
         return SgeCopy.OK;
     }
 }

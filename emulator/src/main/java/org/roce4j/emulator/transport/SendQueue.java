@@ -14,8 +14,8 @@ import org.roce4j.verbs.WrOpcode;
 import org.roce4j.verbs.spi.RegisteredMemory;
 
 /**
- * A QP's send queue: a ring of {@link SendWqe} slots reused forever, their SGEs in one flat array
- * ({@link SgeCopy#put}) and inline data in one byte array, so posting copies fields and allocates nothing. Three counters run
+ * A QP's send queue: a ring of {@link SendWqe} slots reused forever, each WQE with its SGEs ({@link SgeCopy#put})
+ * and, once it carried any, its inline data, so a warm post copies fields and allocates nothing. Three counters run
  * through it: {@link #posted} (producer), the requester's position, and {@link #retired} (what the
  * completer has completed, the consumer).
  *
@@ -48,8 +48,6 @@ public final class SendQueue {
      * twelfth session). Only slots a WR was posted to are read ({@code [retired, posted)}).
      */
     private final SendWqe[] slots;
-    final long[] sges;
-    private final byte[] inlineData;
     /**
      * Bytes of inline data each slot holds: the granted max_inline_data, and at least the 8 bytes of an ATOMIC
      * WRITE, which the extended QP's builder hands over as the WQE's own data (rxe: {@code dma.atomic_wr}).
@@ -73,10 +71,8 @@ public final class SendQueue {
         this.sgeStride = Math.max(maxSge, 1);
         this.maxInline = maxInline;
         this.slots = new SendWqe[capacity];
-        this.slotZeroWqe = slots[0] = new SendWqe();
-        this.sges = new long[capacity * sgeStride * SgeCopy.LONGS_PER_SGE];
+        this.slotZeroWqe = slots[0] = new SendWqe(sgeStride);
         this.inlineSlot = Math.max(maxInline, 8);
-        this.inlineData = new byte[capacity * inlineSlot];
     }
 
     int slotOf(long sequence) {
@@ -93,23 +89,18 @@ public final class SendQueue {
     private SendWqe slotTaking(long sequence) {
         SendWqe wqe = at(sequence);
         if (wqe == null) {
-            wqe = new SendWqe();
+            wqe = new SendWqe(sgeStride);
             slots[slotOf(sequence)] = wqe; // published with the WR, by the volatile write of posted
         }
         return wqe;
     }
 
-    /** Index (counted in SGEs) of a WQE's first SGE in {@link #sges}. */
-    int sgeBase(long sequence) {
-        return slotOf(sequence) * sgeStride;
-    }
-
-    int inlineBase(long sequence) {
-        return slotOf(sequence) * inlineSlot;
-    }
-
-    byte[] inlineData() {
-        return inlineData;
+    /** {@return the bytes {@code wqe}'s INLINE data is copied into}, made the first time its slot carries any */
+    private byte[] inlineDataOf(SendWqe wqe) {
+        if (wqe.inlineData == null) {
+            wqe.inlineData = new byte[inlineSlot]; // published with the WR, by the volatile write of posted
+        }
+        return wqe.inlineData;
     }
 
     /** {@return how many WQEs a poster can still post} */
@@ -143,7 +134,7 @@ public final class SendQueue {
             wqe.remoteAddr = 0;
             wqe.rkey = 0;
         }
-        if (wqe.inline && !copyInline(wr.sgList(), inlineBase(sequence), inlineSources)) {
+        if (wqe.inline && !copyInline(wr.sgList(), inlineDataOf(wqe), inlineSources)) {
             return -1;
         }
         posted = sequence + 1; // publishes the slot
@@ -168,7 +159,7 @@ public final class SendQueue {
             wqe.inline = true;
             wqe.numSge = 0;
             wqe.length = inlineLength;
-            System.arraycopy(inline, inlineAt, inlineData, inlineBase(posted), inlineLength);
+            System.arraycopy(inline, inlineAt, inlineDataOf(wqe), 0, inlineLength);
         }
         posted++; // publishes the slot (a volatile write)
     }
@@ -205,9 +196,8 @@ public final class SendQueue {
         wqe.state = WqeState.POSTED;
         wqe.started = false;
         wqe.status = null;
-        int base = sgeBase(sequence);
         for (int i = 0; i < wqe.numSge; i++) {
-            SgeCopy.put(sges, base + i, sgl.address(i), sgl.length(i), sgl.lkey(i));
+            SgeCopy.put(wqe.sges, i, sgl.address(i), sgl.length(i), sgl.lkey(i));
         }
         return wqe;
     }
@@ -220,7 +210,8 @@ public final class SendQueue {
      * when the memory went away after that check (an arena closed by another thread) or is confined
      * to another thread: the access fails safely and the post is refused.
      */
-    private boolean copyInline(ScatterGatherList sgl, int at, RegisteredMemory inlineSources) {
+    private boolean copyInline(ScatterGatherList sgl, byte[] inlineData, RegisteredMemory inlineSources) {
+        int at = 0;
         for (int i = 0; i < sgl.count(); i++) {
             int len = sgl.length(i);
             if (len == 0) {

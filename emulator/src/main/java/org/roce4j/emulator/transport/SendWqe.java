@@ -5,11 +5,16 @@ import org.roce4j.verbs.WcStatus;
 import org.roce4j.verbs.WrOpcode;
 
 /**
- * One slot of a send queue: what {@code ibv_post_send} copied out of the work request (its SGEs
- * live in the queue's flat arrays), and the requester's and completer's bookkeeping, like rxe's
- * {@code struct rxe_send_wqe}.
+ * One slot of a send queue: what {@code ibv_post_send} copied out of the work request, its SGEs and inline
+ * data with it, and the requester's and completer's bookkeeping, like rxe's {@code struct rxe_send_wqe}. A WQE's
+ * own arrays are laid out beside it, where the queue's ring-wide arrays put 15 cold slots' SGEs and inline bytes
+ * between a QP's hot objects (bench/RESULTS.md, "hot objects first").
  */
 public final class SendWqe {
+    /** The WR's SGEs in {@link SgeCopy}'s layout, room for max_send_sge: the WQE's own, as rxe's {@code dma.sge[]}. */
+    final long[] sges;
+    /** The INLINE data, or an ATOMIC WRITE's 8 bytes: made the first time this slot carries any. */
+    byte[] inlineData;
     public long wrId;
     public WrOpcode opcode;
     public int flags;
@@ -38,6 +43,11 @@ public final class SendWqe {
     /** Packets of the message (READ: response packets expected). */
     int packets;
     WcStatus status;
+
+    /** A slot's WQE, with room for {@code sgeStride} SGEs. */
+    SendWqe(int sgeStride) {
+        this.sges = new long[sgeStride * SgeCopy.LONGS_PER_SGE];
+    }
 
     boolean needsResponseData() {
         return opcode == WrOpcode.RDMA_READ || opcode.isAtomic();

@@ -13,8 +13,8 @@ import org.roce4j.verbs.AccessFlag;
  * with the {@link MemoryRegionTable} as rxe's {@code copy_data} does: straight between the frame
  * array and the registered {@link MemorySegment}, nothing allocated.
  *
- * <p>The queues keep their SGEs as rxe's WQEs do ({@code struct rxe_dma_info}: the SGEs follow one
- * another): in one {@code long[]}, two longs per SGE — the address, then the length in the high 32 bits
+ * <p>A send WQE and a receive queue keep their SGEs as rxe's WQEs do ({@code struct rxe_dma_info}: the SGEs
+ * follow one another): in a {@code long[]}, two longs per SGE — the address, then the length in the high 32 bits
  * and the lkey in the low 32 ({@link #put}). One SGE is one 16-byte piece of one array, so posting and
  * sending a WQE touch one cache line for it, not one per field (bench/RESULTS.md, scale).
  */

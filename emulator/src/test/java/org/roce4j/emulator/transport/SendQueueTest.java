@@ -27,11 +27,10 @@ class SendQueueTest {
         SendWqe wqe = queue.at(sequence);
         assertThat(wqe.wrId).isEqualTo(id);
         assertThat(wqe.numSge).isEqualTo(sges);
-        int base = queue.sgeBase(sequence);
         for (int i = 0; i < sges; i++) {
-            assertThat(SgeCopy.address(queue.sges, base + i)).isEqualTo(1000L * id + i);
-            assertThat(SgeCopy.length(queue.sges, base + i)).isEqualTo(10 * id + i);
-            assertThat(SgeCopy.lkey(queue.sges, base + i)).isEqualTo(id + i);
+            assertThat(SgeCopy.address(wqe.sges, i)).isEqualTo(1000L * id + i);
+            assertThat(SgeCopy.length(wqe.sges, i)).isEqualTo(10 * id + i);
+            assertThat(SgeCopy.lkey(wqe.sges, i)).isEqualTo(id + i);
         }
     }
 
@@ -47,7 +46,6 @@ class SendQueueTest {
 
         assertThat(second).isEqualTo(first + 1);
         assertThat(queue.at(second)).isSameAs(slotZero);
-        assertThat(queue.sgeBase(second)).isZero();
         assertHolds(queue, second, 2, 1);
     }
 
@@ -129,6 +127,32 @@ class SendQueueTest {
     }
 
     @Test
+    void aWqeGetsItsInlineBytesTheFirstTimeItCarriesInlineDataAndKeepsThem() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment memory = arena.allocate(16);
+            memory.set(ValueLayout.JAVA_BYTE, 3, (byte) 42);
+            RegisteredMemory registered = new RegisteredMemory();
+            registered.add(memory);
+            SendQueue queue = new SendQueue(2, 1, 16);
+            long plain = queue.post(write(1, 1), null, null);
+            assertThat(queue.at(plain).inlineData).as("a WQE that never carried inline data has no bytes for it").isNull();
+            queue.retired++;
+            queue.release();
+
+            byte[][] held = new byte[2][];
+            for (int id = 0; id < 2; id++) { // slot 0 both times
+                SendWr wr = new SendWr().opcode(WrOpcode.SEND).wrId(id).inline(true);
+                wr.sgList().add(memory.address() + id + 2, 2, 0);
+                held[id] = queue.at(queue.post(wr, null, registered)).inlineData;
+                assertThat(held[id]).hasSize(16).startsWith(id == 0 ? new byte[] {0, 42} : new byte[] {42, 0});
+                queue.retired++;
+                queue.release();
+            }
+            assertThat(held[1]).as("made once, reused").isSameAs(held[0]);
+        }
+    }
+
+    @Test
     void inlineSendsOutstandingTogetherKeepTheirOwnBytesGatheredFromEverySge() {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment memory = arena.allocate(64);
@@ -147,8 +171,7 @@ class SendQueueTest {
             }
 
             for (int id = 0; id < 3; id++) {
-                int at = queue.inlineBase(sequences[id]);
-                byte[] held = Arrays.copyOfRange(queue.inlineData(), at, at + 7);
+                byte[] held = Arrays.copyOfRange(queue.at(sequences[id]).inlineData, 0, 7);
                 int b = 10 * id;
                 assertThat(held).containsExactly(b, b + 1, b + 2, b + 5, b + 6, b + 7, b + 8);
             }
