@@ -65,7 +65,7 @@ public final class EmulatedQp extends Resource implements Qp, QpTimers.Member {
     // The objects a message touches are declared first, for where they lie: a young collection copies a QP's
     // objects depth first, in the order of its reference fields, so these and theirs (the send queue's slot-0
     // WQE, the requester's window, the responder's ACK state) land just after the QP, ahead of its attributes and
-    // receive queue; at 10,000 pairs in random order that is a sixth more messages a second (bench/RESULTS.md,
+    // receive queue; at 10,000 pairs in random order that is 12-15% more messages a second (bench/RESULTS.md,
     // "hot objects first"). SendQueue and Responder order their fields by the same rule.
     public final SendQueue sq;
     public final Requester requester;
