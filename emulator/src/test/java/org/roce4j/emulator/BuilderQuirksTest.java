@@ -13,7 +13,7 @@ import org.roce4j.verbs.SendFlag;
 import org.roce4j.verbs.WcStatus;
 import org.roce4j.verbs.WorkCompletion;
 
-/** The ibv_wr_* builder's quirks of rdma-core 44's rxe provider, under each profile. */
+/** The ibv_wr_* builder's quirks of rdma-core 44's rxe provider, under each profile, and where roce4j differs from rxe. */
 class BuilderQuirksTest {
     @ParameterizedTest(name = "{0}: {1}")
     @CsvSource({"LINUX, SUCCESS", "RXE_6_1, LOC_QP_OP_ERR", "RXE_6_12, WR_FLUSH_ERR"})
@@ -36,6 +36,26 @@ class BuilderQuirksTest {
                 assertThat(wc.byteLen()).isEqualTo(50);
                 assertThat(nodes.b.memory.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 49)).isEqualTo((byte) 7);
             }
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource({"LINUX", "RXE_6_1", "RXE_6_12"})
+    void anInlineFlaggedWriteWhoseDataIsSetBySgeSendsTheSgesBytes(DeviceProfile profile) {
+        try (TwoNodes nodes = new TwoNodes(Fabric.deterministic(), profile)) {
+            QpEx qp = AtomicWriteTest.connectedEx(nodes);
+            nodes.a.memory.asSlice(0, 64).fill((byte) 7);
+            qp.wrStart();
+            qp.wrId(11);
+            qp.wrFlags(SendFlag.SIGNALED.bit() | SendFlag.INLINE.bit());
+            qp.wrRdmaWrite(nodes.b.mr.rkey(), nodes.b.mr.address());
+            qp.wrSetSge(nodes.a.mr.lkey(), nodes.a.mr.address(), 40);
+            assertThat(qp.wrComplete()).isZero();
+            WorkCompletion wc = nodes.a.pollAll().getFirst();
+            assertThat(wc.status()).isEqualTo(WcStatus.SUCCESS);
+            assertThat(wc.byteLen()).isEqualTo(40);
+            byte[] written = nodes.b.memory.asSlice(0, 40).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+            assertThat(written).containsOnly((byte) 7);
         }
     }
 }

@@ -160,6 +160,11 @@ public final class SendQueue {
             wqe.numSge = 0;
             wqe.length = inlineLength;
             System.arraycopy(inline, inlineAt, inlineDataOf(wqe), 0, inlineLength);
+        } else if (wqe.inline) {
+            // IBV_SEND_INLINE in wr_flags, the data set by ibv_wr_set_sge(_list): it is sent from where the SGEs
+            // say. Here rxe differs: its kernel copies the WQE's inline union, which then holds the SGE descriptors
+            // (rxe_req.c finish_packet) — bytes no application means to send, and past them whatever the ring held.
+            wqe.inline = false;
         }
         posted++; // publishes the slot (a volatile write)
     }
