@@ -6,6 +6,8 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 
 import org.junit.jupiter.api.Test;
 import org.roce4j.verbs.SendWr;
@@ -124,6 +126,62 @@ class SendQueueTest {
         queue.clear(); // RESET: no completion reads the two WQEs
 
         assertThat(queue.room()).isEqualTo(2);
+    }
+
+    @Test
+    void aBuiltWrKeepsTheLengthAndTheInlineDataItsBuilderSetEvenWhenZero() {
+        SendQueue queue = new SendQueue(4, 1, 16);
+        queue.postBuilt(write(1, 1), null, null, 0, -1, 0, 0); // ibv_wr_flush with len 0: the WQE's length is 0
+        SendWqe flushed = queue.at(0);
+        assertThat(flushed.length).isZero();
+        assertThat(flushed.numSge).isEqualTo(1);
+
+        queue.postBuilt(write(2, 1), null, new byte[8], 0, 0, -1, 0); // ibv_wr_set_inline_data of no bytes
+        SendWqe empty = queue.at(1);
+        assertThat(empty.inline).isTrue();
+        assertThat(empty.numSge).isZero();
+        assertThat(empty.length).isZero();
+    }
+
+    @Test
+    void anInlineWrWhoseMemoryIsUnregisteredClosedOrAnotherThreadsIsRefusedAndNothingIsPosted() throws Exception {
+        SendQueue queue = new SendQueue(4, 1, 16);
+        RegisteredMemory registered = new RegisteredMemory();
+        Arena arena = Arena.ofConfined();
+        MemorySegment memory = arena.allocate(16);
+        assertThat(queue.post(inlineSendOf(memory), null, registered)).as("not registered").isEqualTo(-1);
+        registered.add(memory);
+        arena.close();
+        assertThat(queue.post(inlineSendOf(memory), null, registered)).as("its arena closed").isEqualTo(-1);
+
+        CountDownLatch refused = new CountDownLatch(1);
+        CompletableFuture<MemorySegment> owned = new CompletableFuture<>();
+        Thread owner = Thread.ofPlatform().start(() -> {
+            try (Arena confined = Arena.ofConfined()) {
+                owned.complete(confined.allocate(16));
+                refused.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        MemorySegment othersMemory = owned.get();
+        registered.add(othersMemory);
+        try {
+            assertThat(queue.post(inlineSendOf(othersMemory), null, registered)).as("confined to another thread")
+                    .isEqualTo(-1);
+        } finally {
+            refused.countDown();
+            owner.join();
+        }
+
+        assertThat(queue.posted).isZero();
+        assertThat(queue.room()).isEqualTo(4);
+    }
+
+    private static SendWr inlineSendOf(MemorySegment memory) {
+        SendWr wr = new SendWr().opcode(WrOpcode.SEND).wrId(1).inline(true);
+        wr.sgList().add(memory.address(), 8, 0);
+        return wr;
     }
 
     @Test
