@@ -308,7 +308,7 @@ public final class Completer {
         }
         if (expectedLength > 0) {
             int result = SgeCopy.scatter(rnic.memoryRegions, qp.pd, wqe.sges,
-                    0, wqe.numSge, offset, packet.buffer(), packet.payloadOffset(), (int) expectedLength);
+                    wqe.numSge, offset, packet.buffer(), packet.payloadOffset(), (int) expectedLength);
             if (result != SgeCopy.OK) {
                 countMemoryFault(result);
                 fail(wqe, result == SgeCopy.TOO_LONG ? WcStatus.LOC_LEN_ERR : WcStatus.LOC_PROT_ERR);
@@ -335,7 +335,7 @@ public final class Completer {
         long original = packet.atomicOriginalData();
         HOST_ORDER_LONG.set(atomicResult, 0, original);
         int result = SgeCopy.scatter(rnic.memoryRegions, qp.pd, wqe.sges,
-                0, wqe.numSge, 0, atomicResult, 0, 8);
+                wqe.numSge, 0, atomicResult, 0, 8);
         if (result != SgeCopy.OK) {
             countMemoryFault(result);
             fail(wqe, WcStatus.LOC_PROT_ERR);

@@ -53,7 +53,7 @@ public final class ReceiveCursor {
             grh[GRH_LENGTH - ipLength + IPV4_CHECKSUM_OFFSET] = 0; // the field as rxe leaves it: never filled in
             grh[GRH_LENGTH - ipLength + IPV4_CHECKSUM_OFFSET + 1] = 0;
         }
-        int result = SgeCopy.scatter(regions, pd, sges, 0, numSge, 0, grh, 0, GRH_LENGTH);
+        int result = SgeCopy.scatter(regions, pd, sges, numSge, 0, grh, 0, GRH_LENGTH);
         if (result == SgeCopy.OK) {
             written = GRH_LENGTH;
         }

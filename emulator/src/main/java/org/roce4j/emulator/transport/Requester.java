@@ -242,7 +242,7 @@ public final class Requester {
         }
         if (!wqe.inline) {
             int access = wqe.needsResponseData() ? AccessFlag.LOCAL_WRITE.bit() : 0;
-            MemoryRegionTable.Check check = SgeCopy.checkAll(rnic.memoryRegions, qp.pd, wqe.sges, 0, wqe.numSge,
+            MemoryRegionTable.Check check = SgeCopy.checkAll(rnic.memoryRegions, qp.pd, wqe.sges, wqe.numSge,
                     access);
             if (check != MemoryRegionTable.Check.OK && access == 0) {
                 failInRequester(wqe, localKeyStatus(check));
@@ -364,19 +364,19 @@ public final class Requester {
                     packets = trainLength(wqe, most, payload);
                 }
                 copied = byReference == null ? SgeCopy.SPLIT : SgeCopy.reference(rnic.memoryRegions, qp.pd, wqe.sges,
-                        0, wqe.numSge, offset, packets * payload, byReference, payloadAt);
+                        wqe.numSge, offset, packets * payload, byReference, payloadAt);
                 if (copied != SgeCopy.OK && packets > 1) {
                     // The train's bytes span SGEs, or part of them cannot be read: this packet alone decides, as
                     // when packets go one by one (a reregistered region may have shrunk under the message).
                     packets = 1;
-                    copied = SgeCopy.reference(rnic.memoryRegions, qp.pd, wqe.sges, 0, wqe.numSge,
+                    copied = SgeCopy.reference(rnic.memoryRegions, qp.pd, wqe.sges, wqe.numSge,
                             offset, payload, byReference, payloadAt);
                 }
             }
             if (copied == SgeCopy.SPLIT) {
                 byReference = null;
                 copied = SgeCopy.gather(rnic.memoryRegions, qp.pd, wqe.sges,
-                        0, wqe.numSge, offset, b, payloadAt, payload);
+                        wqe.numSge, offset, b, payloadAt, payload);
             }
             if (copied != SgeCopy.OK) {
                 // The region went away under a message in progress, or its memory could not be read:

@@ -474,9 +474,9 @@ public final class Responder {
                 }
                 PayloadReference byReference = rnic.incomingPayload();
                 int result = byReference != null
-                        ? SgeCopy.scatter(rnic.memoryRegions, qp.receivePd, cursor.sges, 0, cursor.numSge,
+                        ? SgeCopy.scatter(rnic.memoryRegions, qp.receivePd, cursor.sges, cursor.numSge,
                                 cursor.written, byReference)
-                        : SgeCopy.scatter(rnic.memoryRegions, qp.receivePd, cursor.sges, 0, cursor.numSge,
+                        : SgeCopy.scatter(rnic.memoryRegions, qp.receivePd, cursor.sges, cursor.numSge,
                                 cursor.written, p.buffer(), p.payloadOffset(), payload);
                 if (result != SgeCopy.OK) {
                     return receiveError(result);

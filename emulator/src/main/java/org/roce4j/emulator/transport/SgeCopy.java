@@ -60,34 +60,34 @@ final class SgeCopy {
      * Copies {@code length} bytes of {@code src} into the SGEs, starting {@code offset} bytes into the
      * message they describe. The regions must allow LOCAL_WRITE.
      */
-    static int scatter(MemoryRegionTable regions, Object pd, long[] sges, int base, int count, long offset, byte[] src, int srcOffset, int length) {
-        return scatter(regions, pd, sges, base, count, offset, src, srcOffset, null, 0, length);
+    static int scatter(MemoryRegionTable regions, Object pd, long[] sges, int count, long offset, byte[] src, int srcOffset, int length) {
+        return scatter(regions, pd, sges, count, offset, src, srcOffset, null, 0, length);
     }
 
     /** {@link #scatter} of a payload that came by reference: from the sender's memory straight into the SGEs. */
-    static int scatter(MemoryRegionTable regions, Object pd, long[] sges, int base, int count, long offset,
+    static int scatter(MemoryRegionTable regions, Object pd, long[] sges, int count, long offset,
                        PayloadReference src) {
-        return scatter(regions, pd, sges, base, count, offset, null, 0, src.source().segment(), src.sourceOffset(),
+        return scatter(regions, pd, sges, count, offset, null, 0, src.source().segment(), src.sourceOffset(),
                 src.length());
     }
 
     /** From {@code src} at {@code srcOffset} when {@code source} is null, else from {@code source} at {@code sourceOffset}. */
-    private static int scatter(MemoryRegionTable regions, Object pd, long[] sges, int base, int count, long offset,
+    private static int scatter(MemoryRegionTable regions, Object pd, long[] sges, int count, long offset,
                                byte[] src, int srcOffset, MemorySegment source, long sourceOffset, int length) {
         int remaining = length;
         long skip = offset;
         for (int i = 0; i < count && remaining > 0; i++) {
-            long sgeLength = length(sges, base + i);
+            long sgeLength = length(sges, i);
             if (skip >= sgeLength) {
                 skip -= sgeLength;
                 continue;
             }
             int chunk = (int) Math.min(remaining, sgeLength - skip);
-            long va = address(sges, base + i) + skip;
-            if (regions.checkLocal(lkey(sges, base + i), pd, LOCAL_WRITE, va, chunk) != MemoryRegionTable.Check.OK) {
+            long va = address(sges, i) + skip;
+            if (regions.checkLocal(lkey(sges, i), pd, LOCAL_WRITE, va, chunk) != MemoryRegionTable.Check.OK) {
                 return PROTECTION;
             }
-            MemoryRegion region = regions.find(lkey(sges, base + i));
+            MemoryRegion region = regions.find(lkey(sges, i));
             boolean stored = source == null
                     ? region.store(va, src, srcOffset, chunk) : region.store(va, source, sourceOffset, chunk);
             if (!stored) {
@@ -102,21 +102,21 @@ final class SgeCopy {
     }
 
     /** Copies {@code length} message bytes, from {@code offset} on, out of the SGEs into {@code dst}. */
-    static int gather(MemoryRegionTable regions, Object pd, long[] sges, int base, int count, long offset, byte[] dst, int dstOffset, int length) {
+    static int gather(MemoryRegionTable regions, Object pd, long[] sges, int count, long offset, byte[] dst, int dstOffset, int length) {
         int remaining = length;
         long skip = offset;
         for (int i = 0; i < count && remaining > 0; i++) {
-            long sgeLength = length(sges, base + i);
+            long sgeLength = length(sges, i);
             if (skip >= sgeLength) {
                 skip -= sgeLength;
                 continue;
             }
             int chunk = (int) Math.min(remaining, sgeLength - skip);
-            long va = address(sges, base + i) + skip;
-            if (regions.checkLocal(lkey(sges, base + i), pd, 0, va, chunk) != MemoryRegionTable.Check.OK) {
+            long va = address(sges, i) + skip;
+            if (regions.checkLocal(lkey(sges, i), pd, 0, va, chunk) != MemoryRegionTable.Check.OK) {
                 return PROTECTION;
             }
-            MemoryRegion region = regions.find(lkey(sges, base + i));
+            MemoryRegion region = regions.find(lkey(sges, i));
             if (!region.load(va, dst, dstOffset, chunk)) {
                 return FAULT;
             }
@@ -133,11 +133,11 @@ final class SgeCopy {
      * ({@link PayloadReference}, at {@code frameOffset} of the frame). {@return {@link #OK}, an error as
      * {@code gather} gives it, or {@link #SPLIT} when the bytes lie in more than one SGE}
      */
-    static int reference(MemoryRegionTable regions, Object pd, long[] sges, int base, int count, long offset,
+    static int reference(MemoryRegionTable regions, Object pd, long[] sges, int count, long offset,
                          int length, PayloadReference into, int frameOffset) {
         long skip = offset;
         for (int i = 0; i < count; i++) {
-            long sgeLength = length(sges, base + i);
+            long sgeLength = length(sges, i);
             if (skip >= sgeLength) {
                 skip -= sgeLength;
                 continue;
@@ -145,23 +145,22 @@ final class SgeCopy {
             if (sgeLength - skip < length) {
                 return SPLIT;
             }
-            long va = address(sges, base + i) + skip;
-            if (regions.checkLocal(lkey(sges, base + i), pd, 0, va, length) != MemoryRegionTable.Check.OK) {
+            long va = address(sges, i) + skip;
+            if (regions.checkLocal(lkey(sges, i), pd, 0, va, length) != MemoryRegionTable.Check.OK) {
                 return PROTECTION;
             }
-            return regions.find(lkey(sges, base + i)).reference(va, length, into, frameOffset) ? OK : FAULT;
+            return regions.find(lkey(sges, i)).reference(va, length, into, frameOffset) ? OK : FAULT;
         }
         return SPLIT;
     }
 
     /** Checks every non-empty SGE up front (IBTA 10.6.3.2), so a bad lkey fails before a packet leaves. */
-    static MemoryRegionTable.Check checkAll(MemoryRegionTable regions, Object pd, long[] sges, int base,
-                                            int count, int accessBit) {
+    static MemoryRegionTable.Check checkAll(MemoryRegionTable regions, Object pd, long[] sges, int count, int accessBit) {
         for (int i = 0; i < count; i++) {
-            long length = length(sges, base + i);
+            long length = length(sges, i);
             if (length > 0) {
-                MemoryRegionTable.Check check = regions.checkLocal(lkey(sges, base + i), pd, accessBit,
-                        address(sges, base + i), length);
+                MemoryRegionTable.Check check = regions.checkLocal(lkey(sges, i), pd, accessBit,
+                        address(sges, i), length);
                 if (check != MemoryRegionTable.Check.OK) {
                     return check;
                 }
